@@ -1,0 +1,9 @@
+//! The ptc front end: model-authored text becomes a checked, bounded program before
+//! anything runs.
+//!
+//! Pipeline: read (logos lexer, depth pre-scan, chumsky parser) → collect top-level
+//! definitions → preflight → expand transformers and macros → lower to `ptc_vm` bytecode.
+
+#![forbid(unsafe_code)]
+
+pub mod ast;

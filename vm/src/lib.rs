@@ -1,0 +1,25 @@
+//! The closed machine of ptc.
+//!
+//! This crate owns everything that runs a compiled script: the value model and its size
+//! accounting ([`value`]), the per-program symbol table ([`symbol`]), every budget
+//! ([`limits`]), the typed failure ([`error`]), the closed table of pure primitives
+//! ([`prims`]), the instruction set and program format, the load-time verifier, and the
+//! register machine that executes a program and suspends on every tool call.
+//!
+//! The machine never calls host code: the only way out of it is a suspension that names a
+//! tool and carries its arguments as data.
+
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod limits;
+pub mod prims;
+pub mod span;
+pub mod symbol;
+pub mod value;
+
+pub use error::{Error, ErrorKind, Result};
+pub use limits::Limits;
+pub use span::Span;
+pub use symbol::{Interner, Symbol, Symbols};
+pub use value::Value;

@@ -1,0 +1,695 @@
+//! The closed table of pure primitives.
+//!
+//! [`PRIMITIVES`] is the single, hand-audited literal that decides which pure operations a
+//! guest may call: exactly the original's 80 names (dialect notes §7), nothing derived from
+//! anything open-ended. Each entry gives the name, the Emacs-style signature the reference
+//! prints, the arity the machine checks before the primitive runs, and the function.
+//!
+//! The contract every primitive keeps:
+//! - It receives its evaluated arguments, already arity-checked and already checked against
+//!   the value budget with shared structure counted per use (so `(append s s s)` is sized
+//!   three times). It may assume nothing else about their types.
+//! - It reports the work it did with [`PrimCtx::charge`] (one fuel unit per list element
+//!   visited and per 32 bytes of text scanned or produced) and the fresh structure it built
+//!   with [`PrimCtx::alloc`] (weight bytes of new strings, conses, vector slots and big
+//!   integers). The machine checks both budgets after the call, so a primitive can overshoot
+//!   a budget by at most its own charge, which the value budget bounds.
+//! - Its result is checked against the value budget by the machine.
+//! - It never panics, never recurses on the host stack over guest data, and never touches
+//!   anything outside its arguments and the context.
+
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::symbol::Symbols;
+use crate::value::Value;
+
+mod file_name;
+mod format;
+mod list;
+mod number;
+mod predicate;
+mod string;
+
+/// What a primitive may use besides its arguments.
+#[derive(Debug)]
+pub struct PrimCtx<'a> {
+    /// The run's budgets (regexp, split-string and string-to-number guards read them).
+    pub limits: &'a Limits,
+    /// The run's symbol table (printing, `gensym`).
+    pub symbols: &'a mut Symbols,
+    work: u64,
+    allocated: u64,
+}
+
+impl<'a> PrimCtx<'a> {
+    /// A context over the run's budgets and symbols, with nothing charged yet.
+    pub fn new(limits: &'a Limits, symbols: &'a mut Symbols) -> Self {
+        PrimCtx {
+            limits,
+            symbols,
+            work: 0,
+            allocated: 0,
+        }
+    }
+
+    /// Records `units` of fuel for work done beyond the call itself.
+    pub fn charge(&mut self, units: u64) {
+        self.work = self.work.saturating_add(units);
+    }
+
+    /// Records `bytes` (weight units) of freshly built structure, for the retained budget.
+    pub fn alloc(&mut self, bytes: u64) {
+        self.allocated = self.allocated.saturating_add(bytes);
+    }
+
+    /// The fuel units charged so far.
+    #[must_use]
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// The weight bytes allocated so far.
+    #[must_use]
+    pub fn allocated(&self) -> u64 {
+        self.allocated
+    }
+}
+
+/// A primitive's implementation.
+pub type PrimFn = fn(&mut PrimCtx<'_>, &[Value]) -> Result<Value>;
+
+/// One entry of the closed table.
+#[derive(Debug, Clone, Copy)]
+pub struct Primitive {
+    /// The guest name.
+    pub name: &'static str,
+    /// The signature as the reference prints it.
+    pub signature: &'static str,
+    /// Fewest arguments accepted.
+    pub min_args: u8,
+    /// Most arguments accepted; `None` for `&rest`.
+    pub max_args: Option<u8>,
+    /// The implementation.
+    pub run: PrimFn,
+}
+
+impl Primitive {
+    /// Whether `count` arguments satisfy this primitive's arity.
+    #[must_use]
+    pub fn accepts(&self, count: usize) -> bool {
+        count >= usize::from(self.min_args)
+            && self.max_args.is_none_or(|max| count <= usize::from(max))
+    }
+}
+
+/// The closed table: exactly the 80 pure primitives, in the reference's order.
+pub static PRIMITIVES: [Primitive; 80] = [
+    Primitive {
+        name: "car",
+        signature: "(car LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::car,
+    },
+    Primitive {
+        name: "cdr",
+        signature: "(cdr LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::cdr,
+    },
+    Primitive {
+        name: "caar",
+        signature: "(caar LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::caar,
+    },
+    Primitive {
+        name: "cadr",
+        signature: "(cadr LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::cadr,
+    },
+    Primitive {
+        name: "cdar",
+        signature: "(cdar LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::cdar,
+    },
+    Primitive {
+        name: "cddr",
+        signature: "(cddr LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::cddr,
+    },
+    Primitive {
+        name: "cons",
+        signature: "(cons CAR CDR)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::cons,
+    },
+    Primitive {
+        name: "list",
+        signature: "(list &rest OBJECTS)",
+        min_args: 0,
+        max_args: None,
+        run: list::list,
+    },
+    Primitive {
+        name: "append",
+        signature: "(append &rest SEQUENCES)",
+        min_args: 0,
+        max_args: None,
+        run: list::append,
+    },
+    Primitive {
+        name: "length",
+        signature: "(length SEQUENCE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::length,
+    },
+    Primitive {
+        name: "nth",
+        signature: "(nth N LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::nth,
+    },
+    Primitive {
+        name: "nthcdr",
+        signature: "(nthcdr N LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::nthcdr,
+    },
+    Primitive {
+        name: "last",
+        signature: "(last LIST &optional N)",
+        min_args: 1,
+        max_args: Some(2),
+        run: list::last,
+    },
+    Primitive {
+        name: "take",
+        signature: "(take N LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::take,
+    },
+    Primitive {
+        name: "reverse",
+        signature: "(reverse SEQUENCE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::reverse,
+    },
+    Primitive {
+        name: "sort",
+        signature: "(sort LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: list::sort,
+    },
+    Primitive {
+        name: "member",
+        signature: "(member ELT LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::member,
+    },
+    Primitive {
+        name: "memq",
+        signature: "(memq ELT LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::memq,
+    },
+    Primitive {
+        name: "assoc",
+        signature: "(assoc KEY ALIST &optional TESTFN)",
+        min_args: 2,
+        max_args: Some(3),
+        run: list::assoc,
+    },
+    Primitive {
+        name: "assq",
+        signature: "(assq KEY ALIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: list::assq,
+    },
+    Primitive {
+        name: "plist-get",
+        signature: "(plist-get PLIST PROP &optional PREDICATE)",
+        min_args: 2,
+        max_args: Some(3),
+        run: list::plist_get,
+    },
+    Primitive {
+        name: "plist-member",
+        signature: "(plist-member PLIST PROP &optional PREDICATE)",
+        min_args: 2,
+        max_args: Some(3),
+        run: list::plist_member,
+    },
+    Primitive {
+        name: "concat",
+        signature: "(concat &rest SEQUENCES)",
+        min_args: 0,
+        max_args: None,
+        run: string::concat,
+    },
+    Primitive {
+        name: "format",
+        signature: "(format STRING &rest OBJECTS)",
+        min_args: 1,
+        max_args: None,
+        run: format::format,
+    },
+    Primitive {
+        name: "substring",
+        signature: "(substring STRING &optional FROM TO)",
+        min_args: 1,
+        max_args: Some(3),
+        run: string::substring,
+    },
+    Primitive {
+        name: "split-string",
+        signature: "(split-string STRING &optional SEPARATORS OMIT-NULLS TRIM)",
+        min_args: 1,
+        max_args: Some(4),
+        run: string::split_string,
+    },
+    Primitive {
+        name: "string-join",
+        signature: "(string-join STRINGS &optional SEPARATOR)",
+        min_args: 1,
+        max_args: Some(2),
+        run: string::string_join,
+    },
+    Primitive {
+        name: "file-name-nondirectory",
+        signature: "(file-name-nondirectory FILENAME)",
+        min_args: 1,
+        max_args: Some(1),
+        run: file_name::nondirectory,
+    },
+    Primitive {
+        name: "file-name-directory",
+        signature: "(file-name-directory FILENAME)",
+        min_args: 1,
+        max_args: Some(1),
+        run: file_name::directory,
+    },
+    Primitive {
+        name: "file-name-concat",
+        signature: "(file-name-concat DIRECTORY &rest COMPONENTS)",
+        min_args: 1,
+        max_args: None,
+        run: file_name::concat,
+    },
+    Primitive {
+        name: "file-name-extension",
+        signature: "(file-name-extension FILENAME &optional PERIOD)",
+        min_args: 1,
+        max_args: Some(2),
+        run: file_name::extension,
+    },
+    Primitive {
+        name: "file-name-sans-extension",
+        signature: "(file-name-sans-extension FILENAME)",
+        min_args: 1,
+        max_args: Some(1),
+        run: file_name::sans_extension,
+    },
+    Primitive {
+        name: "file-name-base",
+        signature: "(file-name-base &optional FILENAME)",
+        min_args: 0,
+        max_args: Some(1),
+        run: file_name::base,
+    },
+    Primitive {
+        name: "string-trim",
+        signature: "(string-trim STRING &optional TRIM-LEFT TRIM-RIGHT)",
+        min_args: 1,
+        max_args: Some(3),
+        run: string::string_trim,
+    },
+    Primitive {
+        name: "string-prefix-p",
+        signature: "(string-prefix-p PREFIX STRING &optional IGNORE-CASE)",
+        min_args: 2,
+        max_args: Some(3),
+        run: string::string_prefix_p,
+    },
+    Primitive {
+        name: "string-suffix-p",
+        signature: "(string-suffix-p SUFFIX STRING &optional IGNORE-CASE)",
+        min_args: 2,
+        max_args: Some(3),
+        run: string::string_suffix_p,
+    },
+    Primitive {
+        name: "string-match-p",
+        signature: "(string-match-p REGEXP STRING &optional START)",
+        min_args: 2,
+        max_args: Some(3),
+        run: string::string_match_p,
+    },
+    Primitive {
+        name: "string-search",
+        signature: "(string-search NEEDLE HAYSTACK &optional START-POS)",
+        min_args: 2,
+        max_args: Some(3),
+        run: string::string_search,
+    },
+    Primitive {
+        name: "regexp-quote",
+        signature: "(regexp-quote STRING)",
+        min_args: 1,
+        max_args: Some(1),
+        run: string::regexp_quote,
+    },
+    Primitive {
+        name: "upcase",
+        signature: "(upcase OBJ)",
+        min_args: 1,
+        max_args: Some(1),
+        run: string::upcase,
+    },
+    Primitive {
+        name: "downcase",
+        signature: "(downcase OBJ)",
+        min_args: 1,
+        max_args: Some(1),
+        run: string::downcase,
+    },
+    Primitive {
+        name: "capitalize",
+        signature: "(capitalize OBJ)",
+        min_args: 1,
+        max_args: Some(1),
+        run: string::capitalize,
+    },
+    Primitive {
+        name: "number-to-string",
+        signature: "(number-to-string NUMBER)",
+        min_args: 1,
+        max_args: Some(1),
+        run: string::number_to_string,
+    },
+    Primitive {
+        name: "string-to-number",
+        signature: "(string-to-number STRING &optional BASE)",
+        min_args: 1,
+        max_args: Some(2),
+        run: string::string_to_number,
+    },
+    Primitive {
+        name: "+",
+        signature: "(+ &rest NUMBERS)",
+        min_args: 0,
+        max_args: None,
+        run: number::add,
+    },
+    Primitive {
+        name: "-",
+        signature: "(- &optional NUMBER &rest NUMBERS)",
+        min_args: 0,
+        max_args: None,
+        run: number::sub,
+    },
+    Primitive {
+        name: "*",
+        signature: "(* &rest NUMBERS)",
+        min_args: 0,
+        max_args: None,
+        run: number::mul,
+    },
+    Primitive {
+        name: "/",
+        signature: "(/ NUMBER &rest DIVISORS)",
+        min_args: 1,
+        max_args: None,
+        run: number::div,
+    },
+    Primitive {
+        name: "%",
+        signature: "(% X Y)",
+        min_args: 2,
+        max_args: Some(2),
+        run: number::rem,
+    },
+    Primitive {
+        name: "mod",
+        signature: "(mod X Y)",
+        min_args: 2,
+        max_args: Some(2),
+        run: number::modulo,
+    },
+    Primitive {
+        name: "abs",
+        signature: "(abs ARG)",
+        min_args: 1,
+        max_args: Some(1),
+        run: number::abs,
+    },
+    Primitive {
+        name: "max",
+        signature: "(max NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::max,
+    },
+    Primitive {
+        name: "min",
+        signature: "(min NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::min,
+    },
+    Primitive {
+        name: "float",
+        signature: "(float ARG)",
+        min_args: 1,
+        max_args: Some(1),
+        run: number::float,
+    },
+    Primitive {
+        name: "truncate",
+        signature: "(truncate ARG &optional DIVISOR)",
+        min_args: 1,
+        max_args: Some(2),
+        run: number::truncate,
+    },
+    Primitive {
+        name: "round",
+        signature: "(round ARG &optional DIVISOR)",
+        min_args: 1,
+        max_args: Some(2),
+        run: number::round,
+    },
+    Primitive {
+        name: "floor",
+        signature: "(floor ARG &optional DIVISOR)",
+        min_args: 1,
+        max_args: Some(2),
+        run: number::floor,
+    },
+    Primitive {
+        name: "ceiling",
+        signature: "(ceiling ARG &optional DIVISOR)",
+        min_args: 1,
+        max_args: Some(2),
+        run: number::ceiling,
+    },
+    Primitive {
+        name: "=",
+        signature: "(= NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::num_eq,
+    },
+    Primitive {
+        name: "/=",
+        signature: "(/= NUM1 NUM2)",
+        min_args: 2,
+        max_args: Some(2),
+        run: number::num_ne,
+    },
+    Primitive {
+        name: "<",
+        signature: "(< NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::lt,
+    },
+    Primitive {
+        name: ">",
+        signature: "(> NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::gt,
+    },
+    Primitive {
+        name: "<=",
+        signature: "(<= NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::le,
+    },
+    Primitive {
+        name: ">=",
+        signature: "(>= NUMBER &rest NUMBERS)",
+        min_args: 1,
+        max_args: None,
+        run: number::ge,
+    },
+    Primitive {
+        name: "eq",
+        signature: "(eq OBJ1 OBJ2)",
+        min_args: 2,
+        max_args: Some(2),
+        run: predicate::eq,
+    },
+    Primitive {
+        name: "eql",
+        signature: "(eql OBJ1 OBJ2)",
+        min_args: 2,
+        max_args: Some(2),
+        run: predicate::eql,
+    },
+    Primitive {
+        name: "equal",
+        signature: "(equal OBJ1 OBJ2)",
+        min_args: 2,
+        max_args: Some(2),
+        run: predicate::equal,
+    },
+    Primitive {
+        name: "null",
+        signature: "(null OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::null,
+    },
+    Primitive {
+        name: "not",
+        signature: "(not OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::not,
+    },
+    Primitive {
+        name: "atom",
+        signature: "(atom OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::atom,
+    },
+    Primitive {
+        name: "consp",
+        signature: "(consp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::consp,
+    },
+    Primitive {
+        name: "listp",
+        signature: "(listp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::listp,
+    },
+    Primitive {
+        name: "stringp",
+        signature: "(stringp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::stringp,
+    },
+    Primitive {
+        name: "numberp",
+        signature: "(numberp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::numberp,
+    },
+    Primitive {
+        name: "integerp",
+        signature: "(integerp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::integerp,
+    },
+    Primitive {
+        name: "floatp",
+        signature: "(floatp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::floatp,
+    },
+    Primitive {
+        name: "symbolp",
+        signature: "(symbolp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::symbolp,
+    },
+    Primitive {
+        name: "sequencep",
+        signature: "(sequencep OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::sequencep,
+    },
+    Primitive {
+        name: "identity",
+        signature: "(identity ARG)",
+        min_args: 1,
+        max_args: Some(1),
+        run: predicate::identity,
+    },
+    Primitive {
+        name: "gensym",
+        signature: "(gensym &optional PREFIX)",
+        min_args: 0,
+        max_args: Some(1),
+        run: string::gensym,
+    },
+];
+
+/// The index of the primitive named `name` in [`PRIMITIVES`].
+#[must_use]
+pub fn lookup(name: &str) -> Option<usize> {
+    PRIMITIVES.iter().position(|p| p.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_signatures_name_themselves() {
+        let mut names: Vec<_> = PRIMITIVES.iter().map(|p| p.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PRIMITIVES.len());
+        for p in &PRIMITIVES {
+            assert!(
+                p.signature.starts_with(&format!("({}", p.name)),
+                "{}",
+                p.name
+            );
+            let rest = p.signature.contains("&rest");
+            assert_eq!(rest, p.max_args.is_none(), "{}", p.name);
+        }
+    }
+}

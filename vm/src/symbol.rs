@@ -1,0 +1,285 @@
+//! Guest symbols and the per-program symbol table.
+//!
+//! Guest identifiers are interned into a table private to one program (and, for names
+//! made while it runs, to one run), never into anything the host owns, so a guest symbol
+//! can never name host state. A [`Symbol`] is a plain index plus its name's byte length
+//! and keyword flag, so value sizes and keyword tests never touch the table.
+//!
+//! Invariants:
+//! - Ids `0..WELL_KNOWN.len()` are the [`well_known`] symbols, in that order, in every table.
+//! - Interned names map to exactly one id; [`Symbols::gensym`] makes uninterned symbols
+//!   whose identity is their id alone (their names may repeat).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One guest symbol: an index into its table, with its name length and keyword flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Symbol {
+    id: u32,
+    /// Name length in bytes (low 31 bits) and the keyword flag (high bit).
+    meta: u32,
+}
+
+const KEYWORD_BIT: u32 = 1 << 31;
+
+impl Symbol {
+    fn make(id: u32, name: &str) -> Symbol {
+        let len = u32::try_from(name.len()).unwrap_or(u32::MAX) & !KEYWORD_BIT;
+        let keyword = if is_keyword_name(name) {
+            KEYWORD_BIT
+        } else {
+            0
+        };
+        Symbol {
+            id,
+            meta: len | keyword,
+        }
+    }
+
+    /// The index of this symbol in its table.
+    #[must_use]
+    pub fn id(self) -> u32 {
+        self.id
+    }
+
+    /// The index as a `usize`.
+    #[must_use]
+    pub fn as_usize(self) -> usize {
+        self.id as usize
+    }
+
+    /// Whether this is a keyword: a name longer than one byte that starts with `:`.
+    #[must_use]
+    pub fn is_keyword(self) -> bool {
+        self.meta & KEYWORD_BIT != 0
+    }
+
+    /// The byte length of the name.
+    #[must_use]
+    pub fn name_len(self) -> u64 {
+        u64::from(self.meta & !KEYWORD_BIT)
+    }
+}
+
+/// Whether `name` is a keyword name: longer than one byte and starting with `:`.
+#[must_use]
+pub fn is_keyword_name(name: &str) -> bool {
+    name.len() > 1 && name.starts_with(':')
+}
+
+/// Symbols every table holds at fixed ids.
+pub mod well_known {
+    use super::{KEYWORD_BIT, Symbol};
+
+    const fn fixed(id: u32, name: &str, keyword: bool) -> Symbol {
+        // Names here are short ASCII literals; the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let len = name.len() as u32;
+        Symbol {
+            id,
+            meta: len | if keyword { KEYWORD_BIT } else { 0 },
+        }
+    }
+
+    /// `:error`, the marker of a failed tool call's value `(:error "message")`.
+    pub const ERROR: Symbol = fixed(0, ":error", true);
+    /// `:null`, the guest spelling of JSON `null`.
+    pub const NULL: Symbol = fixed(1, ":null", true);
+    /// `:json-false`, the guest spelling of JSON `false`.
+    pub const JSON_FALSE: Symbol = fixed(2, ":json-false", true);
+    /// `quote`.
+    pub const QUOTE: Symbol = fixed(3, "quote", false);
+    /// `` ` ``, the backquote operator.
+    pub const BACKQUOTE: Symbol = fixed(4, "`", false);
+    /// `,`, unquote.
+    pub const UNQUOTE: Symbol = fixed(5, ",", false);
+    /// `,@`, splicing unquote.
+    pub const SPLICE: Symbol = fixed(6, ",@", false);
+    /// `lambda`.
+    pub const LAMBDA: Symbol = fixed(7, "lambda", false);
+    /// `&optional`.
+    pub const OPTIONAL: Symbol = fixed(8, "&optional", false);
+    /// `&rest`.
+    pub const REST: Symbol = fixed(9, "&rest", false);
+
+    /// The names, in id order.
+    pub const NAMES: [&str; 10] = [
+        ":error",
+        ":null",
+        ":json-false",
+        "quote",
+        "`",
+        ",",
+        ",@",
+        "lambda",
+        "&optional",
+        "&rest",
+    ];
+}
+
+/// An interning table of names. Built by the compiler, frozen into the program.
+#[derive(Debug, Clone)]
+pub struct Interner {
+    names: Vec<Arc<str>>,
+    map: HashMap<Arc<str>, u32>,
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        let mut interner = Interner {
+            names: Vec::new(),
+            map: HashMap::new(),
+        };
+        for name in well_known::NAMES {
+            interner.intern(name);
+        }
+        interner
+    }
+}
+
+impl Interner {
+    /// A table holding only the well-known symbols.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The symbol named `name`, interning it if it is new.
+    pub fn intern(&mut self, name: &str) -> Symbol {
+        if let Some(&id) = self.map.get(name) {
+            return Symbol::make(id, name);
+        }
+        let id = u32::try_from(self.names.len()).expect("symbol table exceeds u32 ids");
+        let name: Arc<str> = Arc::from(name);
+        self.names.push(name.clone());
+        self.map.insert(name.clone(), id);
+        Symbol::make(id, &name)
+    }
+
+    /// The symbol named `name`, if it was interned.
+    #[must_use]
+    pub fn lookup(&self, name: &str) -> Option<Symbol> {
+        self.map.get(name).map(|&id| Symbol::make(id, name))
+    }
+
+    /// The name of `symbol`, if it belongs to this table.
+    #[must_use]
+    pub fn name(&self, symbol: Symbol) -> Option<&str> {
+        self.names.get(symbol.as_usize()).map(|n| &**n)
+    }
+
+    /// How many symbols the table holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the table is empty (never true: well-known symbols are always present).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// The symbol table of one run: the program's frozen table plus the names made while the
+/// run goes on (gensyms, and keywords from tool results).
+#[derive(Debug, Clone)]
+pub struct Symbols {
+    base: Arc<Interner>,
+    extra: Vec<Arc<str>>,
+    extra_map: HashMap<Arc<str>, u32>,
+}
+
+impl Symbols {
+    /// A run table over the program's `base` table.
+    #[must_use]
+    pub fn new(base: Arc<Interner>) -> Self {
+        Symbols {
+            base,
+            extra: Vec::new(),
+            extra_map: HashMap::new(),
+        }
+    }
+
+    /// The symbol named `name`, interning it into the run's table if it is new. A name the
+    /// program already knows gives the program's symbol, so a tool result's `:path` key is
+    /// `eq` to the script's `:path`.
+    pub fn intern(&mut self, name: &str) -> Symbol {
+        if let Some(symbol) = self.base.lookup(name) {
+            return symbol;
+        }
+        if let Some(&id) = self.extra_map.get(name) {
+            return Symbol::make(id, name);
+        }
+        let symbol = self.push(name);
+        self.extra_map
+            .insert(self.extra.last().cloned().expect("just pushed"), symbol.id);
+        symbol
+    }
+
+    /// A fresh uninterned symbol named `prefix`: never `eq` to any other symbol.
+    pub fn gensym(&mut self, prefix: &str) -> Symbol {
+        self.push(prefix)
+    }
+
+    fn push(&mut self, name: &str) -> Symbol {
+        let index = self.base.len() + self.extra.len();
+        let id = u32::try_from(index).expect("symbol table exceeds u32 ids");
+        self.extra.push(Arc::from(name));
+        Symbol::make(id, name)
+    }
+
+    /// The name of `symbol`. Symbols of another table print as `#<symbol N>`.
+    #[must_use]
+    pub fn name(&self, symbol: Symbol) -> &str {
+        let index = symbol.as_usize();
+        match self.base.name(symbol) {
+            Some(name) => name,
+            None => self
+                .extra
+                .get(index - self.base.len())
+                .map_or("#<unknown symbol>", |n| &**n),
+        }
+    }
+
+    /// The program's frozen table.
+    #[must_use]
+    pub fn base(&self) -> &Arc<Interner> {
+        &self.base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn well_known_ids_match_the_table() {
+        let interner = Interner::new();
+        for (i, name) in well_known::NAMES.iter().enumerate() {
+            let symbol = interner.lookup(name).unwrap();
+            assert_eq!(symbol.as_usize(), i);
+        }
+        assert_eq!(interner.lookup(":error"), Some(well_known::ERROR));
+        assert_eq!(interner.lookup("&rest"), Some(well_known::REST));
+        assert!(well_known::ERROR.is_keyword());
+        assert!(!well_known::QUOTE.is_keyword());
+    }
+
+    #[test]
+    fn run_table_extends_the_program_table() {
+        let mut base = Interner::new();
+        let path = base.intern(":path");
+        let mut run = Symbols::new(Arc::new(base));
+        assert_eq!(run.intern(":path"), path);
+        let fresh = run.intern(":other");
+        assert_eq!(run.intern(":other"), fresh);
+        let g1 = run.gensym("g");
+        let g2 = run.gensym("g");
+        assert_ne!(g1, g2);
+        assert_eq!(run.name(g1), "g");
+        assert_eq!(run.name(fresh), ":other");
+        assert!(!Symbol::make(0, ":").is_keyword());
+    }
+}

@@ -1,0 +1,478 @@
+//! Guest values and their cached sizes.
+//!
+//! A [`Value`] is two words. Aggregates (strings, conses, vectors, big integers, closures)
+//! are immutable and reference counted; no guest operation mutates an aggregate, so no
+//! guest operation can build a cycle.
+//!
+//! Every aggregate caches its [`Weight`]: the size the dialect's value accounting gives it
+//! *with shared structure counted once per use* (a tree walk, not a graph walk). Because
+//! aggregates are immutable the weight is computed once, at construction, from the
+//! children's weights, so checking an operand or a final value against the value budget is
+//! O(1) however much sharing it holds. Weights saturate instead of overflowing
+//! (`(setq x (list x x))` sixty-four times has a weight of "too big", not a wrapped one).
+//!
+//! Size units follow the original (dialect notes §8.3): nil 0 bytes; a string its UTF-8
+//! byte length; an integer the length of its decimal text; a float 8; a symbol its name's
+//! byte length; a cons 1 plus its car and cdr; a vector its length plus its elements; a
+//! closure 8. Every visited item, including the nil that ends a list, is one node.
+//!
+//! Dropping a long or deep list never recurses on the host stack: [`Cons`] and [`Vector`]
+//! unlink their children iteratively.
+
+use crate::symbol::Symbol;
+use num_bigint::BigInt;
+use std::sync::Arc;
+
+/// A guest value.
+#[derive(Debug, Clone, Default)]
+pub enum Value {
+    /// `nil`: false and the empty list.
+    #[default]
+    Nil,
+    /// `t`.
+    T,
+    /// An integer that fits in 64 bits (the fast path).
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// An integer outside the 64-bit range (never one inside it).
+    Big(Arc<BigInt>),
+    /// A string.
+    Str(Arc<Str>),
+    /// A symbol or keyword.
+    Sym(Symbol),
+    /// A cons cell; proper lists are chains of these ending in `Nil`.
+    Cons(Arc<Cons>),
+    /// A vector (from a `[...]` literal or a tool result).
+    Vector(Arc<Vector>),
+    /// A guest closure: opaque, cannot cross a tool or result boundary.
+    Closure(Arc<Closure>),
+}
+
+/// The size of a value under the dialect's accounting, shared structure counted per use.
+///
+/// Both counts saturate at [`Weight::MAX_COUNT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Weight {
+    /// Approximate bytes.
+    pub bytes: u64,
+    /// Nodes: every visited item, including the nil ending a list.
+    pub nodes: u64,
+    /// Whether a closure occurs anywhere inside.
+    pub has_closure: bool,
+}
+
+impl Weight {
+    /// The saturation point of both counts.
+    pub const MAX_COUNT: u64 = u64::MAX / 4;
+
+    /// A leaf of `bytes` bytes and one node.
+    #[must_use]
+    pub const fn leaf(bytes: u64) -> Weight {
+        Weight {
+            bytes,
+            nodes: 1,
+            has_closure: false,
+        }
+    }
+
+    /// The sum of two weights, saturating.
+    #[must_use]
+    pub fn plus(self, other: Weight) -> Weight {
+        Weight {
+            bytes: self.bytes.saturating_add(other.bytes).min(Self::MAX_COUNT),
+            nodes: self.nodes.saturating_add(other.nodes).min(Self::MAX_COUNT),
+            has_closure: self.has_closure || other.has_closure,
+        }
+    }
+}
+
+/// An immutable string with its character count cached (guest indices are characters).
+#[derive(Debug)]
+pub struct Str {
+    text: Box<str>,
+    char_len: usize,
+}
+
+impl Str {
+    /// The text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The length in characters (Unicode scalar values).
+    #[must_use]
+    pub fn char_len(&self) -> usize {
+        self.char_len
+    }
+
+    /// Whether every character is ASCII, so character and byte indices agree.
+    #[must_use]
+    pub fn is_ascii(&self) -> bool {
+        self.char_len == self.text.len()
+    }
+}
+
+/// An immutable cons cell with its cached weight.
+#[derive(Debug)]
+pub struct Cons {
+    car: Value,
+    cdr: Value,
+    weight: Weight,
+}
+
+impl Cons {
+    /// The first element.
+    #[must_use]
+    pub fn car(&self) -> &Value {
+        &self.car
+    }
+
+    /// The rest.
+    #[must_use]
+    pub fn cdr(&self) -> &Value {
+        &self.cdr
+    }
+}
+
+/// An immutable vector with its cached weight.
+#[derive(Debug)]
+pub struct Vector {
+    items: Box<[Value]>,
+    weight: Weight,
+}
+
+impl Vector {
+    /// The elements.
+    #[must_use]
+    pub fn items(&self) -> &[Value] {
+        &self.items
+    }
+}
+
+/// A guest closure: the function it runs and the variable cells it captured.
+///
+/// Cells are indices into the owning machine's cell heap; a closure is meaningless outside
+/// the run that made it, which is why closures cannot cross a tool or result boundary.
+#[derive(Debug)]
+pub struct Closure {
+    /// Index of the function in the program.
+    pub function: u32,
+    /// Captured variable cells, in the function's capture order.
+    pub captures: Box<[u32]>,
+}
+
+impl Value {
+    /// A string value.
+    #[must_use]
+    pub fn string(text: impl Into<Box<str>>) -> Value {
+        let text = text.into();
+        let char_len = if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
+        Value::Str(Arc::new(Str { text, char_len }))
+    }
+
+    /// A cons of `car` and `cdr`; its weight is computed here, in O(1).
+    #[must_use]
+    pub fn cons(car: Value, cdr: Value) -> Value {
+        let weight = Weight::leaf(1).plus(car.weight()).plus(cdr.weight());
+        Value::Cons(Arc::new(Cons { car, cdr, weight }))
+    }
+
+    /// A vector of `items`.
+    #[must_use]
+    pub fn vector(items: impl Into<Box<[Value]>>) -> Value {
+        let items: Box<[Value]> = items.into();
+        let len = items.len() as u64;
+        let weight = items
+            .iter()
+            .fold(Weight::leaf(len), |w, item| w.plus(item.weight()));
+        Value::Vector(Arc::new(Vector { items, weight }))
+    }
+
+    /// A proper list of `items`, built from the end.
+    #[must_use]
+    pub fn list(items: impl IntoIterator<Item = Value, IntoIter: DoubleEndedIterator>) -> Value {
+        Value::list_with_tail(items, Value::Nil)
+    }
+
+    /// `items` consed onto `tail`, built from the end.
+    #[must_use]
+    pub fn list_with_tail(
+        items: impl IntoIterator<Item = Value, IntoIter: DoubleEndedIterator>,
+        tail: Value,
+    ) -> Value {
+        items
+            .into_iter()
+            .rev()
+            .fold(tail, |acc, item| Value::cons(item, acc))
+    }
+
+    /// An integer, normalised: values that fit in 64 bits use the fast path.
+    #[must_use]
+    pub fn integer(n: BigInt) -> Value {
+        match i64::try_from(&n) {
+            Ok(small) => Value::Int(small),
+            Err(_) => Value::Big(Arc::new(n)),
+        }
+    }
+
+    /// The boolean `b` as `t` or `nil`.
+    #[must_use]
+    pub fn bool(b: bool) -> Value {
+        if b { Value::T } else { Value::Nil }
+    }
+
+    /// Everything except nil is true.
+    #[must_use]
+    pub fn is_true(&self) -> bool {
+        !matches!(self, Value::Nil)
+    }
+
+    /// Whether this is nil.
+    #[must_use]
+    pub fn is_nil(&self) -> bool {
+        matches!(self, Value::Nil)
+    }
+
+    /// The weight of this value, in O(1).
+    #[must_use]
+    pub fn weight(&self) -> Weight {
+        match self {
+            Value::Nil => Weight::leaf(0),
+            Value::T => Weight::leaf(1),
+            Value::Int(n) => Weight::leaf(decimal_len(*n)),
+            Value::Float(_) => Weight::leaf(8),
+            // Decimal digits of a big integer: bits · log10(2), rounded up, plus a sign.
+            Value::Big(n) => Weight::leaf(n.bits() * 30_103 / 100_000 + 2),
+            Value::Str(s) => Weight::leaf(s.text.len() as u64),
+            Value::Sym(s) => Weight::leaf(s.name_len()),
+            Value::Cons(c) => c.weight,
+            Value::Vector(v) => v.weight,
+            Value::Closure(_) => Weight {
+                bytes: 8,
+                nodes: 1,
+                has_closure: true,
+            },
+        }
+    }
+
+    /// The string, if this is one.
+    #[must_use]
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The cons cell, if this is one.
+    #[must_use]
+    pub fn as_cons(&self) -> Option<&Cons> {
+        match self {
+            Value::Cons(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Iterates the elements of a list. Iteration stops at the first non-cons tail; use
+    /// [`Value::list_to_vec`] when an improper tail must be an error.
+    #[must_use]
+    pub fn iter(&self) -> ListIter<'_> {
+        ListIter { rest: self }
+    }
+
+    /// The elements of a proper list, or `None` when this is not a proper list.
+    #[must_use]
+    pub fn list_to_vec(&self) -> Option<Vec<Value>> {
+        let mut out = Vec::new();
+        let mut rest = self;
+        loop {
+            match rest {
+                Value::Nil => return Some(out),
+                Value::Cons(c) => {
+                    out.push(c.car.clone());
+                    rest = &c.cdr;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether this is a list (nil or a cons).
+    #[must_use]
+    pub fn is_list(&self) -> bool {
+        matches!(self, Value::Nil | Value::Cons(_))
+    }
+}
+
+/// Iterator over the elements of a list (see [`Value::iter`]).
+#[derive(Debug, Clone)]
+pub struct ListIter<'a> {
+    rest: &'a Value,
+}
+
+impl<'a> ListIter<'a> {
+    /// What is left: `Nil` after a proper list, the improper tail otherwise.
+    #[must_use]
+    pub fn rest(&self) -> &'a Value {
+        self.rest
+    }
+}
+
+impl<'a> Iterator for ListIter<'a> {
+    type Item = &'a Value;
+
+    fn next(&mut self) -> Option<&'a Value> {
+        match self.rest {
+            Value::Cons(c) => {
+                self.rest = &c.cdr;
+                Some(&c.car)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Length of the decimal text of `n`, with its sign.
+fn decimal_len(n: i64) -> u64 {
+    let sign = u64::from(n < 0);
+    let digits = n
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| u64::from(d) + 1);
+    sign + digits
+}
+
+/// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
+/// children are released by the loop in [`drop_iteratively`] instead of by recursion.
+fn defer(value: Value, stack: &mut Vec<Value>) {
+    match &value {
+        Value::Cons(c) if Arc::strong_count(c) == 1 => stack.push(value),
+        Value::Vector(v) if Arc::strong_count(v) == 1 && !v.items.is_empty() => stack.push(value),
+        _ => drop(value),
+    }
+}
+
+fn drop_iteratively(mut stack: Vec<Value>) {
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Cons(c) => {
+                if let Some(mut cell) = Arc::into_inner(c) {
+                    defer(std::mem::take(&mut cell.car), &mut stack);
+                    defer(std::mem::take(&mut cell.cdr), &mut stack);
+                }
+            }
+            Value::Vector(v) => {
+                if let Some(mut vector) = Arc::into_inner(v) {
+                    for item in std::mem::take(&mut vector.items) {
+                        defer(item, &mut stack);
+                    }
+                }
+            }
+            other => drop(other),
+        }
+    }
+}
+
+impl Drop for Cons {
+    fn drop(&mut self) {
+        let car_leaf = !matches!(self.car, Value::Cons(_) | Value::Vector(_));
+        let cdr_leaf = !matches!(self.cdr, Value::Cons(_) | Value::Vector(_));
+        if car_leaf && cdr_leaf {
+            return;
+        }
+        let mut stack = Vec::new();
+        defer(std::mem::take(&mut self.car), &mut stack);
+        defer(std::mem::take(&mut self.cdr), &mut stack);
+        if !stack.is_empty() {
+            drop_iteratively(stack);
+        }
+    }
+}
+
+impl Drop for Vector {
+    fn drop(&mut self) {
+        if self
+            .items
+            .iter()
+            .all(|v| !matches!(v, Value::Cons(_) | Value::Vector(_)))
+        {
+            return;
+        }
+        let mut stack = Vec::new();
+        for item in std::mem::take(&mut self.items) {
+            defer(item, &mut stack);
+        }
+        drop_iteratively(stack);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_two_words() {
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn weights_follow_the_dialect_units() {
+        assert_eq!(Value::Nil.weight(), Weight::leaf(0));
+        assert_eq!(Value::Int(-120).weight().bytes, 4);
+        assert_eq!(Value::Int(0).weight().bytes, 1);
+        assert_eq!(Value::Int(i64::MIN).weight().bytes, 20);
+        let list = Value::list([Value::Int(1), Value::string("ab")]);
+        // two conses (1 byte each) + "1" + "ab"; nodes: 2 conses + 2 atoms + final nil
+        assert_eq!(
+            list.weight(),
+            Weight {
+                bytes: 5,
+                nodes: 5,
+                has_closure: false
+            }
+        );
+        assert_eq!(Value::string("é").as_str().map(str::len), Some(2));
+    }
+
+    #[test]
+    fn shared_structure_is_counted_per_use_and_saturates() {
+        let mut x = Value::list([Value::Int(1)]);
+        for _ in 0..200 {
+            x = Value::list([x.clone(), x]);
+        }
+        assert_eq!(x.weight().nodes, Weight::MAX_COUNT);
+    }
+
+    #[test]
+    fn long_and_deep_structures_drop_without_recursion() {
+        // Run on a small stack so a recursive drop would overflow.
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(|| {
+                let mut long = Value::Nil;
+                for i in 0..1_000_000 {
+                    long = Value::cons(Value::Int(i), long);
+                }
+                drop(long);
+                let mut deep = Value::Nil;
+                for _ in 0..1_000_000 {
+                    deep = Value::list([deep]);
+                }
+                drop(deep);
+                let mut nested = Value::Nil;
+                for _ in 0..100_000 {
+                    nested = Value::vector(vec![nested]);
+                }
+                drop(nested);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+}
