@@ -79,7 +79,9 @@ impl Sexp {
     /// The operator symbol, if this datum is a list whose first element is a symbol.
     #[must_use]
     pub fn head_symbol(&self) -> Option<Symbol> {
-        self.as_list().and_then(|items| items.first()).and_then(Sexp::as_symbol)
+        self.as_list()
+            .and_then(|items| items.first())
+            .and_then(Sexp::as_symbol)
     }
 
     /// The datum as a guest value (for `quote` and macro arguments).
@@ -93,8 +95,12 @@ impl Sexp {
             SexpKind::Float(f) => Value::Float(*f),
             SexpKind::Str(s) => Value::string(&**s),
             SexpKind::Sym(s) => Value::Sym(*s),
-            SexpKind::List(items) => Value::list(items.iter().map(Sexp::to_value).collect::<Vec<_>>()),
-            SexpKind::Vector(items) => Value::vector(items.iter().map(Sexp::to_value).collect::<Vec<_>>()),
+            SexpKind::List(items) => {
+                Value::list(items.iter().map(Sexp::to_value).collect::<Vec<_>>())
+            }
+            SexpKind::Vector(items) => {
+                Value::vector(items.iter().map(Sexp::to_value).collect::<Vec<_>>())
+            }
         }
     }
 }

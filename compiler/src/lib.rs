@@ -7,3 +7,8 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+pub mod diagnostic;
+pub mod roster;
+
+pub use diagnostic::Diagnostic;
+pub use roster::{Roster, RosterTool};

@@ -14,6 +14,7 @@
 pub mod error;
 pub mod limits;
 pub mod prims;
+pub mod print;
 pub mod span;
 pub mod symbol;
 pub mod value;

@@ -191,6 +191,7 @@ impl Limits {
     /// # Errors
     /// [`LimitError`] when the key is unknown or the value does not parse.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), LimitError> {
+        const N: &str = "a non-negative integer";
         let int = |expected| -> Result<u64, LimitError> {
             value
                 .trim()
@@ -216,7 +217,6 @@ impl Limits {
                 }),
             }
         };
-        const N: &str = "a non-negative integer";
         match key {
             "input-bytes" => self.input_bytes = int(N)?,
             "nodes" => self.nodes = int(N)?,

@@ -157,6 +157,14 @@ impl Interner {
         Symbol::make(id, &name)
     }
 
+    /// A fresh uninterned symbol named `name` (for the hidden variables of transformer
+    /// expansions): never `eq` to any symbol the script can write.
+    pub fn gensym(&mut self, name: &str) -> Symbol {
+        let id = u32::try_from(self.names.len()).expect("symbol table exceeds u32 ids");
+        self.names.push(Arc::from(name));
+        Symbol::make(id, name)
+    }
+
     /// The symbol named `name`, if it was interned.
     #[must_use]
     pub fn lookup(&self, name: &str) -> Option<Symbol> {

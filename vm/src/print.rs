@@ -1,0 +1,339 @@
+//! Printing guest values the way the original prints them (Emacs `prin1` / `princ`).
+//!
+//! Used for the model-facing text of a final value, for `format`'s `%S`/`%s`, for
+//! `number-to-string`, and for values quoted in error messages.
+//!
+//! Invariants:
+//! - Printing never recurses on the host stack: deep values print through an explicit
+//!   work stack.
+//! - The output of [`Style::Prin1`] reads back as an equal datum for every value the reader
+//!   can produce (strings, numbers, symbols, lists, vectors); closures print as
+//!   `#<closure>`, which the reader rejects.
+//! - Callers bound the output through the value budget before printing: a value's
+//!   [`Weight`](crate::value::Weight) bytes bound its printed length up to a constant factor.
+
+use crate::symbol::{Interner, Symbol, Symbols, well_known};
+use crate::value::Value;
+use std::fmt::Write as _;
+
+/// Anything that can name a symbol: the compiler's interner or a run's table.
+pub trait SymbolNames {
+    /// The name of `symbol`.
+    fn symbol_name(&self, symbol: Symbol) -> &str;
+}
+
+impl SymbolNames for Interner {
+    fn symbol_name(&self, symbol: Symbol) -> &str {
+        self.name(symbol).unwrap_or("#<unknown symbol>")
+    }
+}
+
+impl SymbolNames for Symbols {
+    fn symbol_name(&self, symbol: Symbol) -> &str {
+        self.name(symbol)
+    }
+}
+
+/// How strings and symbols print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `prin1`: strings quoted and escaped, symbols escaped so they read back.
+    Prin1,
+    /// `princ`: strings and symbols printed as their raw text.
+    Princ,
+}
+
+/// `value` printed in `style`.
+#[must_use]
+pub fn to_string(value: &Value, style: Style, names: &dyn SymbolNames) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value, style, names);
+    out
+}
+
+enum Task<'a> {
+    Value(&'a Value),
+    /// The elements after the first of a list, printed with a leading space.
+    ListRest(&'a Value),
+    Text(&'static str),
+}
+
+/// Appends `value` printed in `style` to `out`.
+pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
+    let mut stack = vec![Task::Value(value)];
+    while let Some(task) = stack.pop() {
+        match task {
+            Task::Text(text) => out.push_str(text),
+            Task::ListRest(rest) => match rest {
+                Value::Nil => out.push(')'),
+                Value::Cons(cell) => {
+                    out.push(' ');
+                    stack.push(Task::ListRest(cell.cdr()));
+                    stack.push(Task::Value(cell.car()));
+                }
+                tail => {
+                    out.push_str(" . ");
+                    stack.push(Task::Text(")"));
+                    stack.push(Task::Value(tail));
+                }
+            },
+            Task::Value(value) => match value {
+                Value::Nil => out.push_str("nil"),
+                Value::T => out.push('t'),
+                Value::Int(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                Value::Big(n) => {
+                    let _ = write!(out, "{n}");
+                }
+                Value::Float(f) => out.push_str(&float_to_string(*f)),
+                Value::Str(s) => match style {
+                    Style::Princ => out.push_str(s.as_str()),
+                    Style::Prin1 => write_quoted_string(out, s.as_str()),
+                },
+                Value::Sym(symbol) => {
+                    let name = names.symbol_name(*symbol);
+                    match style {
+                        Style::Princ => out.push_str(name),
+                        Style::Prin1 => write_symbol(out, name),
+                    }
+                }
+                Value::Closure(_) => out.push_str("#<closure>"),
+                Value::Vector(vector) => {
+                    out.push('[');
+                    stack.push(Task::Text("]"));
+                    for (i, item) in vector.items().iter().enumerate().rev() {
+                        stack.push(Task::Value(item));
+                        if i > 0 {
+                            stack.push(Task::Text(" "));
+                        }
+                    }
+                }
+                Value::Cons(cell) => {
+                    if let Some((prefix, quoted)) = reader_sugar(cell.car(), cell.cdr()) {
+                        out.push_str(prefix);
+                        stack.push(Task::Value(quoted));
+                    } else {
+                        out.push('(');
+                        stack.push(Task::ListRest(cell.cdr()));
+                        stack.push(Task::Value(cell.car()));
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// `(quote X)`, `` (\` X) ``, `(, X)` and `(,@ X)` print with their reader sugar, as Emacs
+/// does by default (`print-quoted`).
+fn reader_sugar<'a>(car: &Value, cdr: &'a Value) -> Option<(&'static str, &'a Value)> {
+    let Value::Sym(op) = car else { return None };
+    let Value::Cons(rest) = cdr else { return None };
+    if !rest.cdr().is_nil() {
+        return None;
+    }
+    let prefix = match *op {
+        well_known::QUOTE => "'",
+        well_known::BACKQUOTE => "`",
+        well_known::UNQUOTE => ",",
+        well_known::SPLICE => ",@",
+        _ => return None,
+    };
+    Some((prefix, rest.car()))
+}
+
+/// Appends `text` as a string literal: `"`, with `"` and `\` escaped.
+pub fn write_quoted_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+}
+
+/// Appends a symbol name escaped so that the reader reads it back as the same symbol.
+pub fn write_symbol(out: &mut String, name: &str) {
+    if name.is_empty() {
+        out.push_str("##");
+        return;
+    }
+    if looks_like_number(name) || name == "." {
+        out.push('\\');
+    }
+    for (i, c) in name.char_indices() {
+        let special = matches!(
+            c,
+            ' ' | '\t' | '\n' | '\r' | '(' | ')' | '[' | ']' | '"' | ';' | '\'' | '`' | ',' | '\\'
+        ) || (i == 0 && matches!(c, '#' | '?'));
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Whether `name` would read as a number if printed bare.
+fn looks_like_number(name: &str) -> bool {
+    let body = name.strip_prefix(['+', '-']).unwrap_or(name);
+    let body = body.strip_suffix('.').unwrap_or(body);
+    !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit())
+        || name.parse::<f64>().is_ok() && name.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A float printed as Emacs prints it: the shortest of `%.15g`, `%.16g`, `%.17g` that
+/// reads back exactly, with `.0` appended when the text would read as an integer.
+/// Infinities print as `1.0e+INF` / `-1.0e+INF` and NaN as `0.0e+NaN`.
+#[must_use]
+pub fn float_to_string(f: f64) -> String {
+    if f.is_nan() {
+        return if f.is_sign_negative() {
+            "-0.0e+NaN".into()
+        } else {
+            "0.0e+NaN".into()
+        };
+    }
+    if f.is_infinite() {
+        return if f < 0.0 {
+            "-1.0e+INF".into()
+        } else {
+            "1.0e+INF".into()
+        };
+    }
+    let mut text = String::new();
+    for precision in 15..=17 {
+        text = format_g(f, precision, false);
+        if text.parse::<f64>().ok() == Some(f) {
+            break;
+        }
+    }
+    if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+        text.push_str(".0");
+    }
+    text
+}
+
+/// C's `%.{precision}g` (with `#` when `alternate`): `precision` significant digits,
+/// exponent form when the exponent is below -4 or at least the precision, trailing zeros
+/// removed unless `alternate`.
+#[must_use]
+pub fn format_g(f: f64, precision: usize, alternate: bool) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "nan".into()
+        } else if f < 0.0 {
+            "-inf".into()
+        } else {
+            "inf".into()
+        };
+    }
+    let precision = precision.max(1);
+    let scientific = format!("{:.*e}", precision - 1, f);
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i64 = exponent.parse().unwrap_or(0);
+    let precision_i = i64::try_from(precision).unwrap_or(i64::MAX);
+    if exponent < -4 || exponent >= precision_i {
+        let mantissa = if alternate {
+            mantissa.to_owned()
+        } else {
+            trim_fraction(mantissa)
+        };
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
+    } else {
+        let decimals = usize::try_from(precision_i - 1 - exponent).unwrap_or(0);
+        let fixed = format!("{f:.decimals$}");
+        if alternate {
+            fixed
+        } else {
+            trim_fraction(&fixed)
+        }
+    }
+}
+
+fn trim_fraction(text: &str) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(value: &Value) -> String {
+        to_string(value, Style::Prin1, &Interner::new())
+    }
+
+    #[test]
+    fn floats_print_like_emacs() {
+        for (f, text) in [
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (1e20, "1e+20"),
+            (1e14, "100000000000000.0"),
+            (1e15, "1e+15"),
+            (1.5e-7, "1.5e-07"),
+            (0.0001, "0.0001"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (f64::INFINITY, "1.0e+INF"),
+            (f64::NAN, "0.0e+NaN"),
+        ] {
+            assert_eq!(float_to_string(f), text, "{f}");
+        }
+    }
+
+    #[test]
+    fn lists_strings_and_sugar() {
+        let mut interner = Interner::new();
+        let a = interner.intern("a");
+        let value = Value::list([
+            Value::Int(1),
+            Value::string("x\"y"),
+            Value::list([Value::Sym(well_known::QUOTE), Value::Sym(a)]),
+            Value::cons(Value::Int(2), Value::Int(3)),
+            Value::vector(vec![Value::Nil, Value::T]),
+        ]);
+        assert_eq!(
+            to_string(&value, Style::Prin1, &interner),
+            r#"(1 "x\"y" 'a (2 . 3) [nil t])"#
+        );
+        assert_eq!(
+            to_string(&value, Style::Princ, &interner),
+            r#"(1 x"y 'a (2 . 3) [nil t])"#
+        );
+        assert_eq!(p(&Value::Nil), "nil");
+    }
+
+    #[test]
+    fn symbols_escape_what_would_not_read_back() {
+        let mut out = String::new();
+        write_symbol(&mut out, "a b");
+        write_symbol(&mut out, "12");
+        write_symbol(&mut out, "-");
+        write_symbol(&mut out, "1+");
+        assert_eq!(out, r"a\ b\12-1+");
+    }
+
+    #[test]
+    fn deep_values_print_without_recursion() {
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(|| {
+                let mut deep = Value::Nil;
+                for _ in 0..100_000 {
+                    deep = Value::list([deep]);
+                }
+                let text = p(&deep);
+                assert_eq!(text.len(), 100_000 * 2 + 3);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+}
