@@ -15,6 +15,7 @@ pub mod error;
 pub mod limits;
 pub mod prims;
 pub mod print;
+pub mod regexp;
 pub mod span;
 pub mod symbol;
 pub mod value;
