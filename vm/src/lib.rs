@@ -19,6 +19,7 @@ mod machine;
 pub mod prims;
 pub mod print;
 pub mod program;
+pub mod regexp;
 pub mod span;
 mod step;
 pub mod symbol;
