@@ -12,3 +12,4 @@ pub mod roster;
 
 pub use diagnostic::Diagnostic;
 pub use roster::{Roster, RosterTool};
+pub mod lower;
