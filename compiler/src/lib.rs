@@ -7,8 +7,16 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+pub mod definitions;
 pub mod diagnostic;
+pub mod direct;
+pub mod expand;
+pub mod lambda_list;
+pub mod preflight;
 pub mod roster;
+pub mod suggest;
+pub mod tables;
+pub mod transform;
 
 pub use diagnostic::Diagnostic;
 pub use roster::{Roster, RosterTool};
