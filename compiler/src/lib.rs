@@ -8,7 +8,14 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod lexer;
+pub mod parser;
+pub mod reader;
+pub mod render;
 pub mod roster;
+pub mod sexp_print;
+pub mod token;
 
 pub use diagnostic::Diagnostic;
+pub use reader::{read, read_script};
 pub use roster::{Roster, RosterTool};
