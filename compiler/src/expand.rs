@@ -48,7 +48,7 @@ pub trait MacroExpander {
     ///
     /// # Errors
     /// Whatever running the macro body raises, as a diagnostic.
-    fn expand(&mut self, name: Symbol, args: &[Sexp], span: Span) -> Result<Sexp, Diagnostic>;
+    fn expand(&mut self, name: Symbol, args: &[Sexp], span: Span, interner: &mut Interner) -> Result<Sexp, Diagnostic>;
 }
 
 /// A [`MacroExpander`] for programs without macros.
@@ -60,7 +60,7 @@ impl MacroExpander for NoMacros {
         false
     }
 
-    fn expand(&mut self, _name: Symbol, _args: &[Sexp], span: Span) -> Result<Sexp, Diagnostic> {
+    fn expand(&mut self, _name: Symbol, _args: &[Sexp], span: Span, _interner: &mut Interner) -> Result<Sexp, Diagnostic> {
         Ok(Sexp::new(SexpKind::Nil, span))
     }
 }
@@ -302,7 +302,7 @@ impl<'a> Expansion<'a> {
                 transform::expand(transformer, form, self.limits, interner)?
             } else if expander.is_macro(head) {
                 let args = form.as_list().and_then(|i| i.get(1..)).unwrap_or_default();
-                let expansion = expander.expand(head, args, form.span)?;
+                let expansion = expander.expand(head, args, form.span, interner)?;
                 self.validate_macro_output(&expansion, form.span)?;
                 expansion
             } else {

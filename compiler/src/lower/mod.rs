@@ -31,16 +31,7 @@ use ptc_vm::{ErrorKind, Program, Span, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// A parsed lambda list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Params {
-    /// Required parameters.
-    pub required: Vec<Symbol>,
-    /// `&optional` parameters.
-    pub optional: Vec<Symbol>,
-    /// The `&rest` parameter.
-    pub rest: Option<Symbol>,
-}
+pub use crate::lambda_list::LambdaList as Params;
 
 /// Parses a lambda list form, or gives the dialect's message for a bad one.
 pub type ParamParser<'a> = &'a dyn Fn(&Sexp, &Interner) -> Result<Params, String>;
