@@ -11,8 +11,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod equal;
 pub mod error;
+pub mod json;
 pub mod limits;
+pub mod number;
 pub mod prims;
 pub mod print;
 pub mod span;
