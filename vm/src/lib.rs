@@ -12,10 +12,13 @@
 #![forbid(unsafe_code)]
 
 pub mod disasm;
+pub mod equal;
 pub mod error;
 pub mod isa;
+pub mod json;
 pub mod limits;
 mod machine;
+pub mod number;
 pub mod prims;
 pub mod print;
 pub mod program;
