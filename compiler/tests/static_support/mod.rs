@@ -42,6 +42,29 @@ pub fn read_one(src: &str, interner: &mut Interner) -> Sexp {
     forms.remove(0)
 }
 
+/// Reads one form, then renames the placeholder symbols `BQ`, `COMMA` and `SPLICE` to
+/// `` ` ``, `,` and `,@` (for shapes the reader's sugar cannot produce).
+pub fn read_raw(src: &str, interner: &mut Interner) -> Sexp {
+    let mut form = read_one(src, interner);
+    let pairs: Vec<_> = [("BQ", "`"), ("COMMA", ","), ("SPLICE", ",@")]
+        .into_iter()
+        .map(|(from, to)| (interner.intern(from), interner.intern(to)))
+        .collect();
+    let mut pending = vec![&mut form];
+    while let Some(datum) = pending.pop() {
+        match &mut datum.kind {
+            SexpKind::Sym(symbol) => {
+                if let Some((_, to)) = pairs.iter().find(|(from, _)| from == symbol) {
+                    *symbol = *to;
+                }
+            }
+            SexpKind::List(items) | SexpKind::Vector(items) => pending.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+    form
+}
+
 /// Prints forms separated by spaces, as `prin1` would.
 pub fn show(forms: &[Sexp], interner: &Interner) -> String {
     forms
