@@ -12,11 +12,18 @@ pub mod diagnostic;
 pub mod direct;
 pub mod expand;
 pub mod lambda_list;
+pub mod lexer;
+pub mod parser;
 pub mod preflight;
+pub mod reader;
+pub mod render;
 pub mod roster;
+pub mod sexp_print;
 pub mod suggest;
 pub mod tables;
+pub mod token;
 pub mod transform;
 
 pub use diagnostic::Diagnostic;
+pub use reader::{read, read_script};
 pub use roster::{Roster, RosterTool};

@@ -211,6 +211,20 @@ fn backquote_errors() {
 fn dotted_unquote_is_rejected() {
     // `(a . ,b)` reads as a list holding a bare `,` symbol.
     assert_eq!(
+        error("`(a . ,b)"),
+        (
+            "Dotted ',' is not supported inside a backquote".into(),
+            "E0213"
+        )
+    );
+    assert_eq!(
+        error("`(a . ,@b)"),
+        (
+            "Dotted ',@' is not supported inside a backquote".into(),
+            "E0213"
+        )
+    );
+    assert_eq!(
         error("`(a COMMA b)"),
         (
             "Dotted ',' is not supported inside a backquote".into(),
