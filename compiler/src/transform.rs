@@ -248,7 +248,7 @@ impl Builder<'_> {
         let Some([variable, expression]) = spec else {
             return Err(shape(
                 codes.0,
-                format!("'{name}': expects ({usage}) BODY...); the RESULT form is not supported"),
+                format!("'{name}': expects ({usage} BODY...); the RESULT form is not supported"),
                 items.get(1).map_or(self.span, |s| s.span),
             ));
         };

@@ -106,7 +106,13 @@ fn collisions_with_every_callable_table() {
             "{name}"
         );
     }
-    assert!(ptc_compiler::tables::is_builtin("`"));
+    assert_eq!(
+        errors("(defun \\` () 1) 1"),
+        vec![(
+            "'defun': ` collides with an existing callable name".into(),
+            "E0102"
+        )]
+    );
     assert_eq!(
         errors("(defun f () 1) (defmacro f () 2) 1"),
         vec![(
