@@ -441,3 +441,24 @@ fn forms_keep_their_spans() {
     assert_eq!(forms[0].span, Span::new(0, 5));
     assert_eq!(forms[1].span, Span::new(8, 11));
 }
+
+#[test]
+fn printer_escapes_what_the_reader_would_misread() {
+    let mut interner = Interner::new();
+    let names = [
+        "?a", "a#b", "1", "1.0e+INF", ".", "", "a b", "x;y", "\\", "é", "-", ":k",
+    ];
+    let forms: Vec<Sexp> = names
+        .iter()
+        .map(|name| Sexp::new(SexpKind::Sym(interner.intern(name)), Span::default()))
+        .collect();
+    let text = forms_to_string(&forms, &interner);
+    assert_eq!(
+        text,
+        "\\?a\na\\#b\n\\1\n\\1.0e+INF\n\\.\n##\na\\ b\nx\\;y\n\\\\\né\n-\n:k"
+    );
+    let again = read(&text, &Limits::default(), &mut interner).unwrap();
+    let kinds: Vec<SexpKind> = again.into_iter().map(|form| form.kind).collect();
+    let expected: Vec<SexpKind> = forms.into_iter().map(|form| form.kind).collect();
+    assert_eq!(kinds, expected);
+}
