@@ -306,7 +306,7 @@ fn every_problem_is_reported_in_source_order() {
     );
     assert_eq!(
         diagnostics[4].labels,
-        [(Span::new(23, 24), "this list is never closed".to_owned())]
+        [(Span::new(23, 24), "opened here and never closed".to_owned())]
     );
 }
 
