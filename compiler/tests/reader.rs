@@ -462,3 +462,16 @@ fn printer_escapes_what_the_reader_would_misread() {
     let expected: Vec<SexpKind> = forms.into_iter().map(|form| form.kind).collect();
     assert_eq!(kinds, expected);
 }
+
+#[test]
+fn problems_inside_an_unclosed_list_are_still_reported() {
+    let mut interner = Interner::new();
+    let diagnostics = read("(x #s(a) (b . c)\n(y", &Limits::default(), &mut interner).unwrap_err();
+    let summary: Vec<(&str, u32)> = diagnostics.iter().map(|d| (d.code, d.span.start)).collect();
+    assert_eq!(summary, [("E0008", 3), ("E0007", 9), ("E0005", 19)]);
+    // One "End of file" for all the open lists, pointing at the innermost.
+    assert_eq!(
+        diagnostics[2].labels,
+        [(Span::new(17, 18), "opened here and never closed".to_owned())]
+    );
+}

@@ -66,6 +66,7 @@ golden! {
     empty_script: "";
     comment_only_script: ";; nothing to see\n";
     several_problems: "(a . b)\n)\n(list #s(x) \"\\M-a\")\n(c";
+    problems_inside_unclosed_list: "(let ((x #s(a)))\n  (list (b . c)";
 }
 
 #[test]
