@@ -39,13 +39,14 @@ fn finish(ctx: &mut PrimCtx<'_>, result: Number) -> Result<Value> {
     Ok(value)
 }
 
-/// Folds `args[1..]` into `args[0]` with `op`, left to right, as Emacs's `arith_driver`.
+/// Folds `rest` into `first` with `op`, left to right, as Emacs's `arith_driver`. The
+/// caller checks the final result against the number-bit budget ([`finish`]).
 fn fold(ctx: &mut PrimCtx<'_>, op: Op, first: Number, rest: &[Value]) -> Result<Number> {
     let mut accumulator = first;
     for value in rest {
         let operand = number_or_marker(ctx, value)?;
         charge_op(ctx, op, &accumulator, &operand);
-        accumulator = number::binary(op, &accumulator, &operand, ctx.limits)?;
+        accumulator = number::binary_unbudgeted(op, &accumulator, &operand)?;
     }
     Ok(accumulator)
 }
