@@ -506,7 +506,11 @@ fn comparisons() {
     assert_eq!(ok("=", "(1 1.0)"), "t");
     assert_eq!(ok("=", "(1 2)"), "nil");
     assert_eq!(ok("=", "(0.0e+NaN 0.0e+NaN)"), "nil");
-    assert_eq!(ok("=", "(\"a\")"), "t");
+    assert_eq!(ok("=", "(1.5)"), "t");
+    assert_eq!(
+        err("<", "(\"a\")"),
+        "Wrong type argument: number-or-marker-p, \"a\""
+    );
     assert_eq!(ok("/=", "(1 2)"), "t");
     assert_eq!(ok("/=", "(1 1.0)"), "nil");
     assert_eq!(ok("/=", "(0.0e+NaN 1)"), "t");

@@ -220,12 +220,16 @@ pub(super) fn ceiling(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 }
 
 /// Emacs's `arithcompare_driver`: compares neighbours left to right and stops at the first
-/// failing pair (later arguments are then not type-checked); one argument gives `t`.
+/// failing pair (later arguments are then not type-checked); a single argument is only
+/// type-checked (Emacs 30) and gives `t`.
 fn chain(
     ctx: &mut PrimCtx<'_>,
     args: &[Value],
     holds: fn(Option<Ordering>) -> bool,
 ) -> Result<Value> {
+    if let [only] = args {
+        number_or_marker(ctx, only)?;
+    }
     for pair in args.windows(2) {
         let [a, b] = pair else { continue };
         let a = number_or_marker(ctx, a)?;
