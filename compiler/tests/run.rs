@@ -197,3 +197,23 @@ fn operators_resolve_before_arguments() {
     );
     assert!(calls.is_empty());
 }
+
+#[test]
+fn literal_regexps_are_checked_before_anything_runs() {
+    let roster = Roster::new().tool("Read");
+    let (outcome, calls) = run_with(
+        "(progn (Read) (string-match-p \"\\\\(a\\\\)+\" \"aaa\"))",
+        &roster,
+        Limits::default(),
+    );
+    let run_support::Outcome::Error(kind, message) = outcome else {
+        panic!("expected an error")
+    };
+    assert_eq!(kind, "atomic-work");
+    assert!(
+        message.contains("is outside the bounded subset"),
+        "{message}"
+    );
+    assert!(calls.is_empty());
+    assert_eq!(run("(string-match-p \"^[0-9]+$\" \"123\")"), value("0"));
+}
