@@ -217,3 +217,32 @@ fn literal_regexps_are_checked_before_anything_runs() {
     assert!(calls.is_empty());
     assert_eq!(run("(string-match-p \"^[0-9]+$\" \"123\")"), value("0"));
 }
+
+#[test]
+fn deeply_nested_scripts_compile_and_run_on_a_small_stack() {
+    // 95 nested lets (depth limit 100) and a deep backquote-free expression, compiled and run
+    // on a 2 MiB thread like the default test harness's.
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let mut script = String::new();
+            for i in 0..45 {
+                script.push_str(&format!("(let ((x{i} {i})) (dolist (y '(1)) "));
+            }
+            script.push('1');
+            for _ in 0..45 {
+                script.push_str("))");
+            }
+            assert_eq!(run(&script), value("nil"));
+            let mut expr = String::new();
+            for _ in 0..98 {
+                expr.push_str("(+ 1 ");
+            }
+            expr.push('0');
+            expr.push_str(&")".repeat(98));
+            assert_eq!(run(&expr), value("98"));
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

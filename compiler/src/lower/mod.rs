@@ -122,6 +122,11 @@ enum Operator {
 
 type Lowered<T = ()> = Result<T, Diagnostic>;
 
+/// Stack that must remain before lowering one more nesting level.
+pub(crate) const RED_ZONE: usize = 128 * 1024;
+/// Stack added when less than [`RED_ZONE`] remains.
+pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
+
 /// Lowers `input` into a verified program, parsing lambda lists with `parse_params`.
 ///
 /// # Errors
@@ -423,12 +428,17 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers `form`, leaving its value in `dst`. In tail position a call of a script
     /// function replaces the current frame.
+    ///
+    /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
+    /// each level makes sure enough host stack remains, growing it on the heap if not.
     fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
-        let saved = self.current()?.span;
-        self.current()?.span = form.span;
-        let result = self.expr_inner(form, dst, tail);
-        self.current()?.span = saved;
-        result
+        stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
+            let saved = self.current()?.span;
+            self.current()?.span = form.span;
+            let result = self.expr_inner(form, dst, tail);
+            self.current()?.span = saved;
+            result
+        })
     }
 
     fn expr_inner(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
