@@ -213,6 +213,8 @@ struct Lowerer<'a> {
     operators: HashMap<Symbol, Operator>,
     /// The functions being emitted, innermost last.
     stack: Vec<FunctionBuilder>,
+    /// A destination whose value is never read (statement position), if any.
+    discarded: Option<Reg>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -254,6 +256,7 @@ impl<'a> Lowerer<'a> {
             functions: Vec::new(),
             operators,
             stack: Vec::new(),
+            discarded: None,
         }
     }
 
@@ -435,7 +438,26 @@ impl<'a> Lowerer<'a> {
         stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
             let saved = self.current()?.span;
             self.current()?.span = form.span;
+            // Only forms that pass their destination straight through keep it discarded.
+            let passes_through = form.head_symbol().is_some_and(|s| {
+                matches!(
+                    self.operator(s),
+                    Operator::Special(
+                        Special::Setq
+                            | Special::Progn
+                            | Special::If
+                            | Special::Let
+                            | Special::LetStar
+                    )
+                )
+            });
+            let discarded = if passes_through {
+                self.discarded
+            } else {
+                self.discarded.take()
+            };
             let result = self.expr_inner(form, dst, tail);
+            self.discarded = discarded;
             self.current()?.span = saved;
             result
         })
@@ -514,12 +536,21 @@ impl<'a> Lowerer<'a> {
             return Ok(());
         };
         for form in init {
-            let mark = self.mark()?;
-            let scratch = self.alloc()?;
-            self.expr(form, scratch, false)?;
-            self.release(mark)?;
+            self.effect(form)?;
         }
         self.expr(last, dst, tail)
+    }
+
+    /// Lowers `form` for its effect only: its value goes to a scratch register nobody
+    /// reads, which lets `setq` skip copying its value there.
+    pub(super) fn effect(&mut self, form: &Sexp) -> Lowered {
+        let mark = self.mark()?;
+        let scratch = self.alloc()?;
+        let saved = self.discarded.replace(scratch);
+        let result = self.expr(form, scratch, false);
+        self.discarded = saved;
+        self.release(mark)?;
+        result
     }
 
     /// Lowers each of `forms` into a fresh contiguous block; returns its first register.
