@@ -1,1 +1,31 @@
-//! placeholder crate root; filled by its issue.
+//! Runs a ptc ToolCall end to end, as an agent host embeds it.
+//!
+//! The host registers its tools in a [`Registry`] (contract + async handler); the runtime
+//! compiles the model's expression, drives the closed machine, services every suspended
+//! call through the host's handler (argument conversion and JSON Schema validation first,
+//! then the permission policy, then the handler, with bounded concurrency for parallel
+//! batches), and settles with a value, the model-facing text and an audit.
+//!
+//! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
+//! validated JSON), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
+//! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
+//! [`cancel`] (cancellation handle).
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod args;
+pub mod audit;
+pub mod cancel;
+pub mod checkpoint;
+pub mod convert;
+pub mod listing;
+pub mod tool;
+
+pub use audit::{AuditRecord, Status};
+pub use cancel::CancelToken;
+pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
+pub use tool::{
+    BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
+    ToolRequestCtx, ToolResult,
+};
