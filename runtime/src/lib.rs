@@ -9,7 +9,8 @@
 //! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
 //! validated JSON), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
 //! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
-//! [`cancel`] (cancellation handle).
+//! [`cancel`] (cancellation handle), [`policy`] (permission hook), [`driver`] (the run
+//! loop), [`outcome`] (how a run settles).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -19,12 +20,19 @@ pub mod audit;
 pub mod cancel;
 pub mod checkpoint;
 pub mod convert;
+mod dispatch;
+pub mod driver;
 pub mod listing;
+pub mod outcome;
+pub mod policy;
 pub mod tool;
 
 pub use audit::{AuditRecord, Status};
 pub use cancel::CancelToken;
 pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
+pub use driver::{RunOptions, Runner};
+pub use outcome::{Outcome, OutcomeError, OutcomeKind, RunStats};
+pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
 pub use tool::{
     BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
     ToolRequestCtx, ToolResult,
