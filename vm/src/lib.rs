@@ -12,13 +12,17 @@
 #![forbid(unsafe_code)]
 
 pub mod disasm;
+pub mod equal;
 pub mod error;
 pub mod isa;
+pub mod json;
 pub mod limits;
 mod machine;
+pub mod number;
 pub mod prims;
 pub mod print;
 pub mod program;
+pub mod regexp;
 pub mod span;
 mod step;
 pub mod symbol;

@@ -20,6 +20,7 @@ use crate::isa::{Op, Reg};
 use crate::limits::Limits;
 use crate::prims::{PRIMITIVES, PrimCtx};
 use crate::print::{self, Style};
+use crate::regexp::RegexCache;
 use crate::program::{Callable, Capture, Function, Program};
 use crate::step::{Stats, Step, ToolRequest};
 use crate::symbol::{Symbols, well_known};
@@ -77,6 +78,7 @@ pub struct Machine {
     metered: bool,
     /// Integers must stay below this magnitude (`2^number_bits`, saturated).
     int_bound: u64,
+    regexps: RegexCache,
 }
 
 impl Machine {
@@ -116,6 +118,7 @@ impl Machine {
             batch: None,
             metered: true,
             int_bound,
+            regexps: RegexCache::new(),
         }
     }
 
@@ -839,7 +842,7 @@ impl Machine {
         }
         let total = args.iter().fold(Weight::leaf(0), |w, a| w.plus(a.weight()));
         check_weight(total, &self.limits)?;
-        let mut ctx = PrimCtx::new(&self.limits, &mut self.symbols);
+        let mut ctx = PrimCtx::new(&self.limits, &mut self.symbols).with_regexps(&mut self.regexps);
         let result = (prim.run)(&mut ctx, args);
         let (work, allocated) = (ctx.work(), ctx.allocated());
         self.stats.fuel_used = self.stats.fuel_used.saturating_add(work);
