@@ -13,9 +13,9 @@
 
 use crate::convert::{self, ConvertError, MAX_JSON_DEPTH, keyword_key};
 use crate::tool::RegisteredTool;
-use ptc_vm::Value;
-use ptc_vm::print::SymbolNames;
+use ptc_vm::print::SymbolNames as _;
 use ptc_vm::symbol::well_known;
+use ptc_vm::{Limits, Symbols, Value};
 use serde_json::{Map, Value as Json};
 
 /// Why a call's arguments were refused; the message is model-facing, without `Error: `.
@@ -34,13 +34,15 @@ const MAX_REPORTED_VIOLATIONS: usize = 3;
 pub fn prepare(
     tool: &RegisteredTool,
     args: &Value,
-    names: &dyn SymbolNames,
+    symbols: &Symbols,
+    limits: &Limits,
 ) -> Result<Json, ArgsError> {
     let json = convert_args(
         &tool.contract.name,
         args,
         &tool.contract.input_schema,
-        names,
+        symbols,
+        limits,
     )?;
     validate(&tool.contract.name, &tool.validator, &json)?;
     Ok(json)
@@ -54,7 +56,8 @@ pub fn convert_args(
     name: &str,
     args: &Value,
     schema: &Json,
-    names: &dyn SymbolNames,
+    symbols: &Symbols,
+    limits: &Limits,
 ) -> Result<Json, ArgsError> {
     let pairs_error = || ArgsError(format!("{name}: arguments must be :keyword value pairs"));
     if args.weight().has_closure {
@@ -72,7 +75,7 @@ pub fn convert_args(
     let mut iter = args.iter();
     while let Some(key) = iter.next() {
         let key = match key {
-            Value::Sym(symbol) if symbol.is_keyword() => names.symbol_name(*symbol),
+            Value::Sym(symbol) if symbol.is_keyword() => symbols.symbol_name(*symbol),
             _ => return Err(pairs_error()),
         };
         let Some(value) = iter.next() else {
@@ -88,7 +91,7 @@ pub fn convert_args(
                 "{name} has no argument `{property}'; it accepts: {accepted}"
             )));
         }
-        let json = by_schema(value, declared, names, 0)
+        let json = by_schema(value, declared, symbols, limits, 0)
             .map_err(|error| ArgsError(format!("{name}: argument {key}: {}", error.0)))?;
         // A repeated key keeps its first value, as `plist-get` would.
         object.entry(property.to_owned()).or_insert(json);
@@ -111,12 +114,13 @@ fn types(schema: Option<&Json>) -> Vec<&str> {
 fn by_schema(
     value: &Value,
     schema: Option<&Json>,
-    names: &dyn SymbolNames,
+    symbols: &Symbols,
+    limits: &Limits,
     depth: usize,
 ) -> Result<Json, ConvertError> {
     if depth > MAX_JSON_DEPTH {
         return Err(ConvertError(format!(
-            "value nested more than {MAX_JSON_DEPTH} levels deep"
+            "Guest value nests deeper than the {MAX_JSON_DEPTH} levels JSON allows"
         )));
     }
     match value {
@@ -130,7 +134,7 @@ fn by_schema(
         return Ok(Json::Bool(false));
     }
     if wants("object") && value.is_list() {
-        return object(value, schema, names, depth);
+        return object(value, schema, symbols, limits, depth);
     }
     if wants("array") {
         let item_schema = schema.and_then(|s| s.get("items"));
@@ -139,7 +143,7 @@ fn by_schema(
                 let mut items = Vec::new();
                 let mut iter = value.iter();
                 for item in iter.by_ref() {
-                    items.push(by_schema(item, item_schema, names, depth + 1)?);
+                    items.push(by_schema(item, item_schema, symbols, limits, depth + 1)?);
                 }
                 if !iter.rest().is_nil() {
                     return Err(ConvertError("array arguments must be proper lists".into()));
@@ -150,26 +154,21 @@ fn by_schema(
                 return vector
                     .items()
                     .iter()
-                    .map(|item| by_schema(item, item_schema, names, depth + 1))
+                    .map(|item| by_schema(item, item_schema, symbols, limits, depth + 1))
                     .collect::<Result<Vec<_>, _>>()
                     .map(Json::Array);
             }
             _ => {}
         }
     }
-    convert::to_json(value, names).map_err(|error| {
-        if depth > 0 {
-            ConvertError(error.0)
-        } else {
-            error
-        }
-    })
+    convert::to_json(value, symbols, limits)
 }
 
 fn object(
     value: &Value,
     schema: Option<&Json>,
-    names: &dyn SymbolNames,
+    symbols: &Symbols,
+    limits: &Limits,
     depth: usize,
 ) -> Result<Json, ConvertError> {
     let properties = schema
@@ -193,9 +192,9 @@ fn object(
                 "Object arguments require keyword/value pairs".into(),
             ));
         };
-        let property = keyword_key(names.symbol_name(*key));
+        let property = keyword_key(symbols.symbol_name(*key));
         let declared = properties.and_then(|p| p.get(property));
-        let json = by_schema(item, declared, names, depth + 1)?;
+        let json = by_schema(item, declared, symbols, limits, depth + 1)?;
         object.entry(property.to_owned()).or_insert(json);
     }
     if !iter.rest().is_nil() {
@@ -279,7 +278,8 @@ mod tests {
 
         fn prepare(&self, args: Value) -> Result<Json, String> {
             let tool = self.registry.get("Read").unwrap();
-            prepare(tool, &args, &self.interner).map_err(|e| e.0)
+            let symbols = Symbols::new(std::sync::Arc::new(self.interner.clone()));
+            prepare(tool, &args, &symbols, &Limits::default()).map_err(|e| e.0)
         }
     }
 
@@ -381,7 +381,7 @@ mod tests {
         let args = Value::list([f.kw(":tags"), deep]);
         assert_eq!(
             f.prepare(args).unwrap_err(),
-            "Read: argument :tags: value nested more than 128 levels deep"
+            "Read: argument :tags: Guest value nests deeper than the 128 levels JSON allows"
         );
     }
 }

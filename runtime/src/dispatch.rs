@@ -115,7 +115,7 @@ pub(crate) fn settle_result(
         };
     }
     let value = if let Some(json) = &result.structured {
-        match convert::from_json(json, machine.symbols_mut()) {
+        match convert::from_json(json, machine.symbols_mut(), limits) {
             Ok(value) => value,
             Err(error) => {
                 return Settled {

@@ -118,6 +118,64 @@ impl Runner {
         &self.limits
     }
 
+    /// Compiles and runs `script`. Compile diagnostics settle as `script-error` with every
+    /// message (the first diagnostic's kind is the error kind); nothing runs.
+    pub async fn run(&self, script: &str, options: RunOptions) -> Outcome {
+        match ptc_compiler::compile(script, &self.registry.roster(), &self.limits) {
+            Ok(compiled) => {
+                self.run_program(compiled.program, compiled.direct, script, options)
+                    .await
+            }
+            Err(diagnostics) => {
+                let kind = diagnostics
+                    .first()
+                    .map_or("script", |d| d.kind.as_str())
+                    .to_owned();
+                let message = diagnostics
+                    .iter()
+                    .map(|d| d.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                self.refused(options, &kind, &message)
+            }
+        }
+    }
+
+    /// Runs the model's raw ToolCall argument object, which must be exactly
+    /// `{"expression": "..."}`; any other shape settles as `script-error` (kind
+    /// `arguments`) with a message saying what was expected.
+    pub async fn run_tool_call(
+        &self,
+        arguments: &serde_json::Value,
+        options: RunOptions,
+    ) -> Outcome {
+        match expression_of(arguments) {
+            Ok(script) => self.run(script, options).await,
+            Err(message) => self.refused(options, "arguments", &message),
+        }
+    }
+
+    /// An outcome for a script that never started.
+    fn refused(&self, options: RunOptions, kind: &str, message: &str) -> Outcome {
+        Outcome {
+            id: options.id.unwrap_or_else(|| {
+                format!("ptc-{}", NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed))
+            }),
+            kind: OutcomeKind::ScriptError,
+            text: format!("Error: {message}"),
+            value: None,
+            error: Some(OutcomeError {
+                kind: kind.to_owned(),
+                message: message.to_owned(),
+            }),
+            direct: None,
+            direct_result: None,
+            calls: Vec::new(),
+            notes: Vec::new(),
+            stats: RunStats::default(),
+        }
+    }
+
     /// Runs a compiled `program` (`direct` names the tool when the script is a provably
     /// direct call); `script` is recorded in checkpoints.
     pub async fn run_program(
@@ -243,31 +301,34 @@ impl Run<'_> {
         record.batch = batch;
         let prepared = match self.runner.registry.get(&request.tool) {
             None => Prepared::Refused(format!("Tool {} is unavailable", request.tool)),
-            Some(tool) => match args::prepare(tool, &request.args, machine.symbols()) {
-                Err(error) => {
-                    // Keep what the guest sent, for the audit, when it converts at all.
-                    record.args = convert::to_json(&request.args, machine.symbols())
-                        .ok()
-                        .and_then(|json| audit::bound_args(&json));
-                    Prepared::Refused(error.0)
-                }
-                Ok(arguments) => {
-                    if direct {
-                        record.args = Some(arguments.clone());
-                    } else {
-                        record.args = audit::bound_args(&arguments);
-                        record.args_omitted = record.args.is_none();
+            Some(tool) => {
+                match args::prepare(tool, &request.args, machine.symbols(), &self.runner.limits) {
+                    Err(error) => {
+                        // Keep what the guest sent, for the audit, when it converts at all.
+                        record.args =
+                            convert::to_json(&request.args, machine.symbols(), &self.runner.limits)
+                                .ok()
+                                .and_then(|json| audit::bound_args(&json));
+                        Prepared::Refused(error.0)
                     }
-                    Prepared::Ready(ToolRequestCtx {
-                        id: record.id.clone(),
-                        parent_id: self.id.clone(),
-                        source: "ptc",
-                        tool: request.tool.to_string(),
-                        arguments,
-                        cancel: CancelToken::new(),
-                    })
+                    Ok(arguments) => {
+                        if direct {
+                            record.args = Some(arguments.clone());
+                        } else {
+                            record.args = audit::bound_args(&arguments);
+                            record.args_omitted = record.args.is_none();
+                        }
+                        Prepared::Ready(ToolRequestCtx {
+                            id: record.id.clone(),
+                            parent_id: self.id.clone(),
+                            source: "ptc",
+                            tool: request.tool.to_string(),
+                            arguments,
+                            cancel: CancelToken::new(),
+                        })
+                    }
                 }
-            },
+            }
         };
         self.calls.push(record);
         prepared
@@ -467,7 +528,9 @@ impl Run<'_> {
     fn completed(&mut self, machine: &Machine, value: &Value) -> Outcome {
         let mut outcome = self.outcome(machine, OutcomeKind::Completed, machine.render(value));
         outcome.direct = None;
-        outcome.value = Some(convert::to_json(value, machine.symbols()).unwrap_or_default());
+        outcome.value = Some(
+            convert::to_json(value, machine.symbols(), &self.runner.limits).unwrap_or_default(),
+        );
         self.finish(outcome)
     }
 
@@ -598,4 +661,54 @@ fn set_slot<T>(slots: &mut [Option<T>], index: usize, value: T) {
     if let Some(slot) = slots.get_mut(index) {
         *slot = Some(value);
     }
+}
+
+/// The script of a raw ToolCall argument object, or why the object is malformed.
+///
+/// # Errors
+/// A message naming the expected shape `{"expression": "<script>"}`.
+pub fn expression_of(arguments: &serde_json::Value) -> Result<&str, String> {
+    const EXPECTED: &str = "ToolCall expects {\"expression\": \"<script>\"}";
+    let Some(object) = arguments.as_object() else {
+        return Err(format!("{EXPECTED}, not a JSON {}", json_type(arguments)));
+    };
+    if let Some(key) = object.keys().find(|k| k.as_str() != "expression") {
+        return Err(format!(
+            "ToolCall has no argument `{key}'; it accepts: expression"
+        ));
+    }
+    match object.get("expression") {
+        None => Err(format!("{EXPECTED}: the expression is missing")),
+        Some(serde_json::Value::String(script)) => Ok(script),
+        Some(other) => Err(format!(
+            "{EXPECTED}: the expression must be a string, not a JSON {}",
+            json_type(other)
+        )),
+    }
+}
+
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// Runs `script` once against `registry` with `limits` and `policy`: the one-call entry for
+/// hosts that need nothing else (no checkpoints, no cancellation, a fresh envelope id).
+pub async fn run(
+    script: &str,
+    registry: Arc<Registry>,
+    limits: Limits,
+    policy: Arc<dyn PermissionPolicy>,
+) -> Outcome {
+    Runner::new(registry)
+        .with_limits(limits)
+        .with_policy(policy)
+        .run(script, RunOptions::default())
+        .await
 }

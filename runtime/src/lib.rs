@@ -30,7 +30,7 @@ pub mod tool;
 pub use audit::{AuditRecord, Status};
 pub use cancel::CancelToken;
 pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
-pub use driver::{RunOptions, Runner};
+pub use driver::{RunOptions, Runner, expression_of, run};
 pub use outcome::{Outcome, OutcomeError, OutcomeKind, RunStats};
 pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
 pub use tool::{

@@ -472,3 +472,50 @@ fn the_driver_yields_at_every_pause() {
         assert_eq!(outcome.text, "true");
     });
 }
+
+#[tokio::test]
+async fn scripts_compile_and_the_raw_tool_call_shape_is_checked() {
+    let runner = Runner::new(registry(Arc::default()));
+    let outcome = runner
+        .run_tool_call(&json!({"expression": "(Probe :value \"hi\")"}), opts("r"))
+        .await;
+    assert_eq!(outcome.kind, OutcomeKind::Completed);
+    assert_eq!(outcome.direct.as_deref(), Some("Probe"));
+    assert_eq!(outcome.text, "hi");
+    let outcome = runner
+        .run_tool_call(
+            &json!({"expression": "(list (Probe :value \"a\") (length (Probe :value \"bc\")))"}),
+            opts("r2"),
+        )
+        .await;
+    assert_eq!(outcome.text, "(\"a\" 2)");
+    assert_eq!(outcome.value, Some(json!(["a", 2])));
+    assert_eq!(outcome.direct, None);
+    for (arguments, message) in [
+        (
+            json!({"script": "1"}),
+            "ToolCall has no argument `script'; it accepts: expression",
+        ),
+        (
+            json!({}),
+            "ToolCall expects {\"expression\": \"<script>\"}: the expression is missing",
+        ),
+        (
+            json!("1"),
+            "ToolCall expects {\"expression\": \"<script>\"}, not a JSON string",
+        ),
+        (
+            json!({"expression": 1}),
+            "ToolCall expects {\"expression\": \"<script>\"}: the expression must be a string, not a JSON number",
+        ),
+    ] {
+        let outcome = runner.run_tool_call(&arguments, opts("x")).await;
+        assert_eq!(outcome.kind, OutcomeKind::ScriptError);
+        assert_eq!(outcome.text, format!("Error: {message}"));
+        assert_eq!(outcome.error.unwrap().kind, "arguments");
+    }
+    let outcome = runner.run("(Nope 1)", opts("n")).await;
+    assert_eq!(outcome.kind, OutcomeKind::ScriptError);
+    assert_eq!(outcome.error.as_ref().unwrap().kind, "preflight");
+    assert!(outcome.text.starts_with("Error: "), "{}", outcome.text);
+}
