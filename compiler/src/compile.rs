@@ -33,19 +33,35 @@ pub struct Compiled {
 /// # Errors
 /// Every diagnostic the first failing stage found (reader, definitions, preflight), or
 /// the first expansion or lowering diagnostic.
-pub fn compile(source: &str, roster: &Roster, limits: &Limits) -> Result<Compiled, Vec<Diagnostic>> {
+pub fn compile(
+    source: &str,
+    roster: &Roster,
+    limits: &Limits,
+) -> Result<Compiled, Vec<Diagnostic>> {
     let mut interner = Interner::new();
     let forms = reader::read(source, limits, &mut interner)?;
-    let span = forms.iter().map(|f| f.span).reduce(Span::join).unwrap_or_default();
+    let span = forms
+        .iter()
+        .map(|f| f.span)
+        .reduce(Span::join)
+        .unwrap_or_default();
     let direct_call = direct::classify(&forms, roster, &interner);
     let effective = direct::effective_roster(roster, direct_call.as_ref());
     let definitions = definitions::collect(forms, &effective, &interner)?;
-    preflight::preflight(&definitions, roster, direct_call.as_ref(), limits, &mut interner)?;
+    preflight::preflight(
+        &definitions,
+        roster,
+        direct_call.as_ref(),
+        limits,
+        &mut interner,
+    )?;
     let tools: Vec<String> = effective.tools.iter().map(|t| t.name.clone()).collect();
 
     let mut macros = VmMacros::new(&definitions.items, limits, tools.clone());
     for definition in &definitions.items {
-        macros.prepare(definition.name, &mut interner).map_err(|d| vec![d])?;
+        macros
+            .prepare(definition.name, &mut interner)
+            .map_err(|d| vec![d])?;
     }
     let body = Expansion::new(limits, &mut interner)
         .expand_forms(definitions.body.clone(), &mut macros, &mut interner)
@@ -64,9 +80,19 @@ pub fn compile(source: &str, roster: &Roster, limits: &Limits) -> Result<Compile
             }),
         }
     }
-    let input = LowerInput { interner, functions, macros: macro_names, body: &body, span, tools };
+    let input = LowerInput {
+        interner,
+        functions,
+        macros: macro_names,
+        body: &body,
+        span,
+        tools,
+    };
     let program = lower::lower(input, &parse_params).map_err(|d| vec![d])?;
-    Ok(Compiled { program: Arc::new(program), direct: direct_call.map(|d| d.tool) })
+    Ok(Compiled {
+        program: Arc::new(program),
+        direct: direct_call.map(|d| d.tool),
+    })
 }
 
 /// Runs the static pipeline only: every diagnostic, or none when the script is accepted.

@@ -48,7 +48,13 @@ pub trait MacroExpander {
     ///
     /// # Errors
     /// Whatever running the macro body raises, as a diagnostic.
-    fn expand(&mut self, name: Symbol, args: &[Sexp], span: Span, interner: &mut Interner) -> Result<Sexp, Diagnostic>;
+    fn expand(
+        &mut self,
+        name: Symbol,
+        args: &[Sexp],
+        span: Span,
+        interner: &mut Interner,
+    ) -> Result<Sexp, Diagnostic>;
 }
 
 /// A [`MacroExpander`] for programs without macros.
@@ -60,7 +66,13 @@ impl MacroExpander for NoMacros {
         false
     }
 
-    fn expand(&mut self, _name: Symbol, _args: &[Sexp], span: Span, _interner: &mut Interner) -> Result<Sexp, Diagnostic> {
+    fn expand(
+        &mut self,
+        _name: Symbol,
+        _args: &[Sexp],
+        span: Span,
+        _interner: &mut Interner,
+    ) -> Result<Sexp, Diagnostic> {
         Ok(Sexp::new(SexpKind::Nil, span))
     }
 }

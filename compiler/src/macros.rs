@@ -58,7 +58,11 @@ impl<'a> VmMacros<'a> {
     }
 
     /// Expands the body of definition `name` unless already done.
-    pub(crate) fn prepare(&mut self, name: Symbol, interner: &mut Interner) -> Result<(), Diagnostic> {
+    pub(crate) fn prepare(
+        &mut self,
+        name: Symbol,
+        interner: &mut Interner,
+    ) -> Result<(), Diagnostic> {
         if self.expanded.contains_key(&name) {
             return Ok(());
         }
@@ -90,11 +94,20 @@ impl<'a> VmMacros<'a> {
         self.expanded.get(&name)
     }
 
-    fn run(&mut self, name: Symbol, args: &[Sexp], span: Span, interner: &mut Interner) -> Result<Sexp, Diagnostic> {
+    fn run(
+        &mut self,
+        name: Symbol,
+        args: &[Sexp],
+        span: Span,
+        interner: &mut Interner,
+    ) -> Result<Sexp, Diagnostic> {
         let mut call = vec![Sexp::new(SexpKind::Sym(name), span)];
         for arg in args {
             let quote = Sexp::new(SexpKind::Sym(well_known::QUOTE), arg.span);
-            call.push(Sexp::new(SexpKind::List(vec![quote, arg.clone()]), arg.span));
+            call.push(Sexp::new(
+                SexpKind::List(vec![quote, arg.clone()]),
+                arg.span,
+            ));
         }
         let body = [Sexp::new(SexpKind::List(call), span)];
         let functions: Vec<FunctionDef<'_>> = self
@@ -120,7 +133,10 @@ impl<'a> VmMacros<'a> {
             tools: self.tools.clone(),
         };
         let program = lower::lower(input, &parse_params)?;
-        let limits = Limits { steps: self.fuel_left, ..self.limits };
+        let limits = Limits {
+            steps: self.fuel_left,
+            ..self.limits
+        };
         let mut machine = Machine::new(Arc::new(program), limits);
         let outcome = loop {
             match machine.step() {
@@ -133,7 +149,12 @@ impl<'a> VmMacros<'a> {
             Step::Done(value) => value,
             Step::Error(error) => {
                 let kind = error.kind();
-                return Err(Diagnostic::new("E0241", kind, error.message(), error.span().unwrap_or(span)));
+                return Err(Diagnostic::new(
+                    "E0241",
+                    kind,
+                    error.message(),
+                    error.span().unwrap_or(span),
+                ));
             }
             Step::Tool(request) => {
                 return Err(Diagnostic::new(
@@ -144,7 +165,9 @@ impl<'a> VmMacros<'a> {
                 ));
             }
             Step::Batch(requests) => {
-                let tool = requests.first().map_or_else(String::new, |r| r.tool.to_string());
+                let tool = requests
+                    .first()
+                    .map_or_else(String::new, |r| r.tool.to_string());
                 return Err(Diagnostic::new(
                     "E0242",
                     ErrorKind::Script,
@@ -152,26 +175,49 @@ impl<'a> VmMacros<'a> {
                     span,
                 ));
             }
-            Step::Pause => return Err(Diagnostic::new("E0900", ErrorKind::Script, "Internal compiler error", span)),
+            Step::Pause => {
+                return Err(Diagnostic::new(
+                    "E0900",
+                    ErrorKind::Script,
+                    "Internal compiler error",
+                    span,
+                ));
+            }
         };
-        let mut converter = Converter { base_len, machine: &machine, fresh: HashMap::new(), span, depth_limit: expanded_depth_limit(&self.limits) };
+        let mut converter = Converter {
+            base_len,
+            machine: &machine,
+            fresh: HashMap::new(),
+            span,
+            depth_limit: expanded_depth_limit(&self.limits),
+        };
         converter.convert(&value, 0, interner)
     }
 }
 
 impl MacroExpander for VmMacros<'_> {
     fn is_macro(&self, name: Symbol) -> bool {
-        self.definition(name).is_some_and(|d| d.kind == DefinitionKind::Macro)
+        self.definition(name)
+            .is_some_and(|d| d.kind == DefinitionKind::Macro)
     }
 
-    fn expand(&mut self, name: Symbol, args: &[Sexp], span: Span, interner: &mut Interner) -> Result<Sexp, Diagnostic> {
+    fn expand(
+        &mut self,
+        name: Symbol,
+        args: &[Sexp],
+        span: Span,
+        interner: &mut Interner,
+    ) -> Result<Sexp, Diagnostic> {
         self.prepare(name, interner)?;
         self.run(name, args, span, interner)
     }
 }
 
 /// Parses a lambda list for lowering, as the dialect's message on failure.
-pub(crate) fn parse_params(form: &Sexp, interner: &Interner) -> Result<lambda_list::LambdaList, String> {
+pub(crate) fn parse_params(
+    form: &Sexp,
+    interner: &Interner,
+) -> Result<lambda_list::LambdaList, String> {
     lambda_list::parse(form, interner).map_err(|d| d.message)
 }
 
@@ -185,13 +231,21 @@ struct Converter<'m> {
 }
 
 impl Converter<'_> {
-    fn convert(&mut self, value: &Value, depth: u64, interner: &mut Interner) -> Result<Sexp, Diagnostic> {
+    fn convert(
+        &mut self,
+        value: &Value,
+        depth: u64,
+        interner: &mut Interner,
+    ) -> Result<Sexp, Diagnostic> {
         let span = self.span;
         if depth > self.depth_limit {
             return Err(Diagnostic::new(
                 "E0243",
                 ErrorKind::Input,
-                format!("Script nesting exceeds the depth limit of {}", self.depth_limit),
+                format!(
+                    "Script nesting exceeds the depth limit of {}",
+                    self.depth_limit
+                ),
                 span,
             ));
         }
@@ -225,7 +279,12 @@ impl Converter<'_> {
                     items.push(self.convert(item, depth + 1, interner)?);
                 }
                 if !iter.rest().is_nil() {
-                    return Err(Diagnostic::new("E0245", ErrorKind::Script, "Improper list in script", span));
+                    return Err(Diagnostic::new(
+                        "E0245",
+                        ErrorKind::Script,
+                        "Improper list in script",
+                        span,
+                    ));
                 }
                 SexpKind::List(items)
             }

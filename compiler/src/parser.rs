@@ -12,8 +12,10 @@
 //! - The parser recurses once per nesting level; the reader runs it only after the depth
 //!   pre-scan has bounded the nesting (see [`crate::reader`]), so it cannot exhaust the stack.
 //! - Every rejection is one [`Diagnostic`] with the original's message; semantic rejections
-//!   (improper lists, refused literals) are emitted without stopping the parse, and stray
-//!   closing brackets at top level are reported and skipped.
+//!   (improper lists, refused literals) are emitted without stopping the parse, stray
+//!   closing brackets at top level are reported and skipped, and lists left open at the end
+//!   of the input are closed with one "End of file" error, so the problems inside them are
+//!   reported too. A mismatched closing bracket inside a list stops the parse (as in Emacs).
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
@@ -45,6 +47,26 @@ fn invalid_syntax(what: &str, span: SimpleSpan) -> ParseError {
     ))
 }
 
+fn end_of_file(span: SimpleSpan) -> ParseError {
+    ParseError(Diagnostic::new(
+        codes::END_OF_FILE,
+        ErrorKind::Script,
+        "End of file during parsing",
+        script_span(span),
+    ))
+}
+
+/// The closing `token` of a list or vector. At the end of the input the list is closed
+/// anyway, with an "End of file" error, so the problems found inside it are still reported.
+fn closing<'a, I>(token: Token) -> impl Parser<'a, I, (), Extra> + Clone
+where
+    I: ValueInput<'a, Token = Token, Span = SimpleSpan>,
+{
+    just(token).ignored().or(end().validate(|(), e, emitter| {
+        emitter.emit(end_of_file(e.span()));
+    }))
+}
+
 impl<'a, I> chumsky::error::Error<'a, I> for ParseError where
     I: chumsky::input::Input<'a, Token = Token, Span = SimpleSpan>
 {
@@ -60,12 +82,7 @@ where
         span: SimpleSpan,
     ) -> Self {
         match found.as_deref() {
-            None => ParseError(Diagnostic::new(
-                codes::END_OF_FILE,
-                ErrorKind::Script,
-                "End of file during parsing",
-                script_span(span),
-            )),
+            None => end_of_file(span),
             Some(Token::Close) => invalid_syntax(")", span),
             Some(Token::CloseVector) => invalid_syntax("]", span),
             Some(Token::Dot) => invalid_syntax(".", span),
@@ -137,17 +154,20 @@ where
         let list = items
             .clone()
             .then(just(Token::Dot).ignore_then(datum.clone()).or_not())
-            .delimited_by(just(Token::Open), just(Token::Close))
+            .delimited_by(just(Token::Open), closing(Token::Close))
             .validate(|(items, tail), e, emitter| dotted_list(items, tail, e.span(), emitter));
 
         let vector = items
             .clone()
-            .delimited_by(just(Token::OpenVector), just(Token::CloseVector))
+            .delimited_by(just(Token::OpenVector), closing(Token::CloseVector))
             .map_with(|items, e| Sexp::new(SexpKind::Vector(items), script_span(e.span())));
 
         let prefixed = select! { Token::Prefix(symbol) => symbol }
             .map_with(|symbol, e| Sexp::new(SexpKind::Sym(symbol), script_span(e.span())))
-            .then(datum.clone())
+            .then(datum.clone().or(end().validate(|(), e, emitter| {
+                emitter.emit(end_of_file(e.span()));
+                Sexp::new(SexpKind::Nil, script_span(e.span()))
+            })))
             .map_with(|(head, body), e| {
                 Sexp::new(SexpKind::List(vec![head, body]), script_span(e.span()))
             });
@@ -156,12 +176,12 @@ where
             Token::OpenUnsupported { type_name, bracket: false } => type_name,
         }
         .then_ignore(items.clone())
-        .then_ignore(just(Token::Close));
+        .then_ignore(closing(Token::Close));
         let unsupported_vector = select! {
             Token::OpenUnsupported { type_name, bracket: true } => type_name,
         }
         .then_ignore(items.clone())
-        .then_ignore(just(Token::CloseVector));
+        .then_ignore(closing(Token::CloseVector));
         let refused = unsupported_list
             .or(unsupported_vector)
             .validate(|type_name, e, emitter| {
@@ -170,7 +190,7 @@ where
             });
 
         let propertized = items
-            .delimited_by(just(Token::OpenPropertized), just(Token::Close))
+            .delimited_by(just(Token::OpenPropertized), closing(Token::Close))
             .validate(|items, e, emitter| {
                 let span = script_span(e.span());
                 match items.into_iter().next() {

@@ -48,24 +48,12 @@ pub const STANDALONE_MESSAGE: &str =
     "Standalone-only tools require one direct call as the entire expression";
 
 /// Checks a literal regexp against the bounded subset (dialect §9) without the
-/// input-dependent work estimate.
-///
-/// Until `ptc_vm::regexp::check_subset` lands this checks only the byte budget; the
-/// integrator replaces the body with a call to it.
+/// input-dependent work estimate: byte budget, subset scan, compile check.
 ///
 /// # Errors
 /// A kind `atomic-work` error with the regexp checker's message.
 pub fn check_literal_regexp(pattern: &str, limits: &Limits) -> Result<(), Error> {
-    if pattern.len() as u64 > limits.regexp_bytes {
-        return Err(Error::new(
-            ErrorKind::AtomicWork,
-            format!(
-                "Guest regexp exceeds its {} byte budget",
-                limits.regexp_bytes
-            ),
-        ));
-    }
-    Ok(())
+    ptc_vm::regexp::check_subset(pattern, limits)
 }
 
 /// Which arguments (0-based, after the operator) of `primitive` are regexps.

@@ -125,6 +125,7 @@ pub fn read(
         Ok(prescan) => prescan,
         Err(too_deep) => {
             diagnostics.push(too_deep);
+            diagnostics.sort_by_key(|diagnostic| diagnostic.span.start);
             return Err(diagnostics);
         }
     };
@@ -143,7 +144,7 @@ pub fn read(
     diagnostics.extend(errors.into_iter().map(|parser::ParseError(diagnostic)| {
         match prescan.unclosed.last() {
             Some(open) if diagnostic.code == codes::END_OF_FILE => {
-                diagnostic.with_label(*open, "this list is never closed")
+                diagnostic.with_label(*open, "opened here and never closed")
             }
             _ => diagnostic,
         }

@@ -11,7 +11,6 @@
 
 use crate::ast::SexpKind;
 use ptc_vm::symbol::Symbol;
-use std::fmt;
 
 /// One token of the script.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,21 +42,6 @@ pub enum Token {
     },
     /// `#(`: a propertized string; reads as its plain string.
     OpenPropertized,
-}
-
-impl fmt::Display for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Token::Open => f.write_str("("),
-            Token::Close => f.write_str(")"),
-            Token::OpenVector => f.write_str("["),
-            Token::CloseVector => f.write_str("]"),
-            Token::Prefix(_) => f.write_str("'"),
-            Token::Dot => f.write_str("."),
-            Token::Atom(_) | Token::Error => f.write_str("datum"),
-            Token::OpenUnsupported { .. } | Token::OpenPropertized => f.write_str("#"),
-        }
-    }
 }
 
 /// What a numeric atom's text denotes, before any conversion.

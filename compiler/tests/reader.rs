@@ -306,7 +306,7 @@ fn every_problem_is_reported_in_source_order() {
     );
     assert_eq!(
         diagnostics[4].labels,
-        [(Span::new(23, 24), "this list is never closed".to_owned())]
+        [(Span::new(23, 24), "opened here and never closed".to_owned())]
     );
 }
 
@@ -440,4 +440,38 @@ fn forms_keep_their_spans() {
     let forms: Vec<Sexp> = read("(f 1)\n  \"s\"", &Limits::default(), &mut interner).unwrap();
     assert_eq!(forms[0].span, Span::new(0, 5));
     assert_eq!(forms[1].span, Span::new(8, 11));
+}
+
+#[test]
+fn printer_escapes_what_the_reader_would_misread() {
+    let mut interner = Interner::new();
+    let names = [
+        "?a", "a#b", "1", "1.0e+INF", ".", "", "a b", "x;y", "\\", "é", "-", ":k",
+    ];
+    let forms: Vec<Sexp> = names
+        .iter()
+        .map(|name| Sexp::new(SexpKind::Sym(interner.intern(name)), Span::default()))
+        .collect();
+    let text = forms_to_string(&forms, &interner);
+    assert_eq!(
+        text,
+        "\\?a\na\\#b\n\\1\n\\1.0e+INF\n\\.\n##\na\\ b\nx\\;y\n\\\\\né\n-\n:k"
+    );
+    let again = read(&text, &Limits::default(), &mut interner).unwrap();
+    let kinds: Vec<SexpKind> = again.into_iter().map(|form| form.kind).collect();
+    let expected: Vec<SexpKind> = forms.into_iter().map(|form| form.kind).collect();
+    assert_eq!(kinds, expected);
+}
+
+#[test]
+fn problems_inside_an_unclosed_list_are_still_reported() {
+    let mut interner = Interner::new();
+    let diagnostics = read("(x #s(a) (b . c)\n(y", &Limits::default(), &mut interner).unwrap_err();
+    let summary: Vec<(&str, u32)> = diagnostics.iter().map(|d| (d.code, d.span.start)).collect();
+    assert_eq!(summary, [("E0008", 3), ("E0007", 9), ("E0005", 19)]);
+    // One "End of file" for all the open lists, pointing at the innermost.
+    assert_eq!(
+        diagnostics[2].labels,
+        [(Span::new(17, 18), "opened here and never closed".to_owned())]
+    );
 }

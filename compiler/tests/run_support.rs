@@ -16,7 +16,10 @@ pub fn run_with(source: &str, roster: &Roster, limits: Limits) -> (Outcome, Vec<
         Ok(compiled) => compiled,
         Err(diagnostics) => {
             let d = &diagnostics[0];
-            return (Outcome::Error(d.kind.as_str().to_owned(), d.message.clone()), vec![]);
+            return (
+                Outcome::Error(d.kind.as_str().to_owned(), d.message.clone()),
+                vec![],
+            );
         }
     };
     let mut machine = Machine::new(compiled.program, limits);
@@ -42,16 +45,32 @@ pub fn run_with(source: &str, roster: &Roster, limits: Limits) -> (Outcome, Vec<
                 machine.resume_batch(results)
             }
             Step::Done(value) => {
-                return (Outcome::Value(ptc_vm::print::to_string(&value, ptc_vm::print::Style::Prin1, machine.symbols())), calls);
+                return (
+                    Outcome::Value(ptc_vm::print::to_string(
+                        &value,
+                        ptc_vm::print::Style::Prin1,
+                        machine.symbols(),
+                    )),
+                    calls,
+                );
             }
-            Step::Error(error) => return (Outcome::Error(error.kind().as_str().to_owned(), error.message().to_owned()), calls),
+            Step::Error(error) => {
+                return (
+                    Outcome::Error(error.kind().as_str().to_owned(), error.message().to_owned()),
+                    calls,
+                );
+            }
         };
     }
 }
 
 /// Runs with the default limits and the tools `Read`, `Grep`, `Glob`.
 pub fn run(source: &str) -> Outcome {
-    let roster = Roster::new().tool("Read").tool("Grep").tool("Glob").standalone("Ask");
+    let roster = Roster::new()
+        .tool("Read")
+        .tool("Grep")
+        .tool("Glob")
+        .standalone("Ask");
     run_with(source, &roster, Limits::default()).0
 }
 

@@ -206,7 +206,8 @@ mod tests {
                     Some(Ordering::Equal)
                 );
             })
-            .map(|handle| handle.join().is_ok())
-            .map_or_else(|_| panic!("spawn"), |ok| assert!(ok));
+            .expect("spawn")
+            .join()
+            .expect("no stack overflow");
     }
 }

@@ -17,11 +17,12 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::isa::{Op, Reg};
+use crate::json::check_weight;
 use crate::limits::Limits;
 use crate::prims::{PRIMITIVES, PrimCtx};
 use crate::print::{self, Style};
-use crate::regexp::RegexCache;
 use crate::program::{Callable, Capture, Function, Program};
+use crate::regexp::RegexCache;
 use crate::step::{Stats, Step, ToolRequest};
 use crate::symbol::{Symbols, well_known};
 use crate::value::{Closure, Value, Weight};
@@ -736,7 +737,8 @@ impl Machine {
                 self.set(base, dst, value)?;
             }
             Op::Eq { dst, lhs, rhs } => {
-                let value = self.binary(fast::EQ, base, lhs, rhs)?;
+                let value =
+                    Value::bool(crate::equal::eq(self.reg(base, lhs)?, self.reg(base, rhs)?));
                 self.set(base, dst, value)?;
             }
             Op::Car { dst, src } => {
@@ -1111,7 +1113,6 @@ pub(crate) mod fast {
     pub const SUB: usize = 45;
     pub const NUM_EQ: usize = 58;
     pub const LESS: usize = 60;
-    pub const EQ: usize = 64;
 }
 
 fn jump_target(pc: usize, offset: i64) -> Option<usize> {
@@ -1132,26 +1133,6 @@ fn cell_index(value: &Value) -> Result<usize> {
         Value::Int(n) => usize::try_from(*n).map_err(|_| internal("cell register")),
         _ => Err(internal("cell register")),
     }
-}
-
-/// Checks a weight against the value budget.
-pub(crate) fn check_weight(weight: Weight, limits: &Limits) -> Result<()> {
-    if weight.bytes > limits.value_bytes {
-        return Err(Error::new(
-            ErrorKind::Value,
-            format!(
-                "Guest value exceeds its value byte budget of {}",
-                limits.value_bytes
-            ),
-        ));
-    }
-    if weight.nodes > limits.value_nodes {
-        return Err(Error::new(
-            ErrorKind::Value,
-            format!("Guest value exceeds its {} node budget", limits.value_nodes),
-        ));
-    }
-    Ok(())
 }
 
 fn closure_boundary() -> Error {
@@ -1206,7 +1187,6 @@ mod tests {
             (fast::SUB, "-"),
             (fast::NUM_EQ, "="),
             (fast::LESS, "<"),
-            (fast::EQ, "eq"),
         ] {
             assert_eq!(crate::prims::lookup(name), Some(index), "{name}");
         }

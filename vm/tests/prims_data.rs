@@ -182,7 +182,7 @@ fn sort_is_a_stable_copy_by_value_less() {
     );
     assert_eq!(err("sort", "(5)"), "'sort': expects a list");
     assert_eq!(err("sort", "([2 1])"), "'sort': expects a list");
-    assert_eq!(err("sort", "((2 1 . 0))"), "'sort': expects a list");
+    assert_eq!(err("sort", "((2 1 . 0))"), "Wrong type argument: listp, 0");
     assert_eq!(
         call_with(&Limits::default(), "sort", "((3 1 2))").allocated,
         3
@@ -482,6 +482,18 @@ fn integer_bit_budget() {
     let text = format!("({power} {power})");
     assert_eq!(err_with(&Limits::default(), "+", &text).0, ErrorKind::Value);
     assert!(call_with(&Limits::default(), "-", &text).result.is_ok());
+    // Only the final result meets the budget; intermediates meet Emacs's integer-width.
+    assert_eq!(ok("*", &format!("({power} {power} 0)")), "0");
+    let sixteen = vec![power.to_string(); 16].join(" ");
+    assert_eq!(
+        err_with(&Limits::default(), "*", &format!("({sixteen})")).0,
+        ErrorKind::Value
+    );
+    let seventeen = vec![power.to_string(); 17].join(" ");
+    assert_eq!(
+        err_with(&Limits::default(), "*", &format!("({seventeen} 0)")),
+        (ErrorKind::Script, "Arithmetic overflow error".to_owned())
+    );
     // Big results are charged as allocations and as work.
     let out = call_with(&Limits::default(), "*", &format!("({power} 1)"));
     assert!(out.allocated > 1000, "{}", out.allocated);
@@ -494,7 +506,11 @@ fn comparisons() {
     assert_eq!(ok("=", "(1 1.0)"), "t");
     assert_eq!(ok("=", "(1 2)"), "nil");
     assert_eq!(ok("=", "(0.0e+NaN 0.0e+NaN)"), "nil");
-    assert_eq!(ok("=", "(\"a\")"), "t");
+    assert_eq!(ok("=", "(1.5)"), "t");
+    assert_eq!(
+        err("<", "(\"a\")"),
+        "Wrong type argument: number-or-marker-p, \"a\""
+    );
     assert_eq!(ok("/=", "(1 2)"), "t");
     assert_eq!(ok("/=", "(1 1.0)"), "nil");
     assert_eq!(ok("/=", "(0.0e+NaN 1)"), "t");

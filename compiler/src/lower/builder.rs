@@ -8,10 +8,10 @@
 //! - Every emitted instruction records the span of the form being lowered.
 //! - Jumps are emitted with placeholder offsets and patched once their target is known.
 
+use ptc_vm::Span;
 use ptc_vm::isa::{Op, Reg};
 use ptc_vm::program::{Capture, Function};
 use ptc_vm::symbol::Symbol;
-use ptc_vm::Span;
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,9 +96,12 @@ impl FunctionBuilder {
             return Err("patch out of range".into());
         };
         match op {
-            Op::Jump { offset: o } | Op::JumpIfNil { offset: o, .. } | Op::JumpIfNotNil { offset: o, .. } => *o = offset,
+            Op::Jump { offset: o }
+            | Op::JumpIfNil { offset: o, .. }
+            | Op::JumpIfNotNil { offset: o, .. } => *o = offset,
             Op::JumpIfNotLess { offset: o, .. } => {
-                *o = i16::try_from(offset).map_err(|_| "jump too far for a fused compare".to_owned())?;
+                *o = i16::try_from(offset)
+                    .map_err(|_| "jump too far for a fused compare".to_owned())?;
             }
             _ => return Err("patched instruction is not a jump".into()),
         }
@@ -117,11 +120,15 @@ impl FunctionBuilder {
     pub(crate) fn alloc(&mut self) -> Result<Reg, String> {
         let reg = self.next_register;
         if reg >= MAX_REGISTERS {
-            return Err(format!("Script needs more than {MAX_REGISTERS} registers in one function"));
+            return Err(format!(
+                "Script needs more than {MAX_REGISTERS} registers in one function"
+            ));
         }
         self.next_register += 1;
         self.high_water = self.high_water.max(self.next_register);
-        Ok(Reg(u16::try_from(reg).map_err(|_| "register overflow".to_owned())?))
+        Ok(Reg(
+            u16::try_from(reg).map_err(|_| "register overflow".to_owned())?
+        ))
     }
 
     /// `count` fresh contiguous registers; the first one.
@@ -166,13 +173,27 @@ impl FunctionBuilder {
     /// The innermost binding of `symbol` in this function, with its identity (its index in
     /// the scope stack).
     pub(crate) fn lookup(&self, symbol: Symbol) -> Option<(usize, Location)> {
-        self.scopes.iter().enumerate().rev().find(|(_, (s, _))| *s == symbol).map(|(i, (_, l))| (i, *l))
+        self.scopes
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, (s, _))| *s == symbol)
+            .map(|(i, (_, l))| (i, *l))
     }
 
     /// Makes sure the binding `identity` of the enclosing function, held there at `from`,
     /// is captured; returns its upvalue index.
-    pub(crate) fn capture(&mut self, symbol: Symbol, identity: usize, from: Capture) -> Result<u16, String> {
-        if let Some(index) = self.captures.iter().position(|(s, i, _)| *s == symbol && *i == identity) {
+    pub(crate) fn capture(
+        &mut self,
+        symbol: Symbol,
+        identity: usize,
+        from: Capture,
+    ) -> Result<u16, String> {
+        if let Some(index) = self
+            .captures
+            .iter()
+            .position(|(s, i, _)| *s == symbol && *i == identity)
+        {
             return u16::try_from(index).map_err(|_| "too many captures".to_owned());
         }
         self.captures.push((symbol, identity, from));

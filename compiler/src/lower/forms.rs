@@ -4,14 +4,23 @@
 //! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
 
 use super::builder::{FunctionBuilder, Location};
-use super::{Lowered, Lowerer, Operator, Params, Special, is_atom, lambda_symbols, limit, set_arity};
+use super::{
+    Lowered, Lowerer, Operator, Params, Special, is_atom, lambda_symbols, limit, set_arity,
+};
 use crate::ast::{Sexp, SexpKind};
+use ptc_vm::Value;
 use ptc_vm::isa::{FuncIdx, Op, Reg};
 use ptc_vm::symbol::Symbol;
-use ptc_vm::Value;
 
 impl Lowerer<'_> {
-    pub(super) fn special(&mut self, special: Special, form: &Sexp, args: &[Sexp], dst: Reg, tail: bool) -> Lowered {
+    pub(super) fn special(
+        &mut self,
+        special: Special,
+        form: &Sexp,
+        args: &[Sexp],
+        dst: Reg,
+        tail: bool,
+    ) -> Lowered {
         match special {
             Special::Quote => match args.first() {
                 Some(quoted) => self.load_constant(dst, quoted.to_value()),
@@ -36,7 +45,10 @@ impl Lowerer<'_> {
             Special::Parallel => self.lower_parallel(args, dst),
             Special::ParallelMap => self.lower_parallel_map(args, dst),
             Special::Definition => {
-                let name = form.head_symbol().map_or("defun", |s| self.name(s)).to_owned();
+                let name = form
+                    .head_symbol()
+                    .map_or("defun", |s| self.name(s))
+                    .to_owned();
                 self.fail(format!("'{name}' is only allowed as a top-level form"))
             }
         }
@@ -48,7 +60,11 @@ impl Lowerer<'_> {
         if let Some((lhs, rhs, swapped)) = self.comparison(test) {
             let (a, b) = self.two_operands(lhs, rhs)?;
             let (lhs, rhs) = if swapped { (b, a) } else { (a, b) };
-            let patch = self.current()?.emit_jump(Op::JumpIfNotLess { lhs, rhs, offset: 0 });
+            let patch = self.current()?.emit_jump(Op::JumpIfNotLess {
+                lhs,
+                rhs,
+                offset: 0,
+            });
             self.release(mark)?;
             return Ok(patch);
         }
@@ -64,7 +80,9 @@ impl Lowerer<'_> {
         let items = test.as_list()?;
         let [head, lhs, rhs] = items else { return None };
         let symbol = head.as_symbol()?;
-        let Operator::Primitive(prim) = self.operator(symbol) else { return None };
+        let Operator::Primitive(prim) = self.operator(symbol) else {
+            return None;
+        };
         match ptc_vm::prims::PRIMITIVES.get(prim.as_usize())?.name {
             "<" => Some((lhs, rhs, false)),
             ">" => Some((lhs, rhs, true)),
@@ -101,10 +119,15 @@ impl Lowerer<'_> {
                 self.fail(message)?;
                 break;
             };
-            let Some((test, body)) = items.split_first() else { continue };
+            let Some((test, body)) = items.split_first() else {
+                continue;
+            };
             if body.is_empty() {
                 self.expr(test, dst, false)?;
-                ends.push(self.current()?.emit_jump(Op::JumpIfNotNil { src: dst, offset: 0 }));
+                ends.push(self.current()?.emit_jump(Op::JumpIfNotNil {
+                    src: dst,
+                    offset: 0,
+                }));
             } else {
                 let next = self.jump_if_false(test)?;
                 self.progn(body, dst, tail)?;
@@ -121,13 +144,27 @@ impl Lowerer<'_> {
 
     fn lower_and_or(&mut self, forms: &[Sexp], dst: Reg, tail: bool, and: bool) -> Lowered {
         let Some((last, init)) = forms.split_last() else {
-            self.emit(if and { Op::LoadT { dst } } else { Op::LoadNil { dst } })?;
+            self.emit(if and {
+                Op::LoadT { dst }
+            } else {
+                Op::LoadNil { dst }
+            })?;
             return Ok(());
         };
         let mut ends = Vec::new();
         for form in init {
             self.expr(form, dst, false)?;
-            let op = if and { Op::JumpIfNil { src: dst, offset: 0 } } else { Op::JumpIfNotNil { src: dst, offset: 0 } };
+            let op = if and {
+                Op::JumpIfNil {
+                    src: dst,
+                    offset: 0,
+                }
+            } else {
+                Op::JumpIfNotNil {
+                    src: dst,
+                    offset: 0,
+                }
+            };
             ends.push(self.current()?.emit_jump(op));
         }
         self.expr(last, dst, tail)?;
@@ -216,7 +253,9 @@ impl Lowerer<'_> {
             };
             let location = self.resolve(symbol)?;
             match location {
-                Some(Location::Register(reg)) if value.is_none_or(|v| self.writes_destination_last(v)) => {
+                Some(Location::Register(reg))
+                    if value.is_none_or(|v| self.writes_destination_last(v)) =>
+                {
                     match value {
                         Some(value) => self.expr(value, reg, false)?,
                         None => {
@@ -282,12 +321,20 @@ impl Lowerer<'_> {
     fn writes_destination_last(&self, form: &Sexp) -> bool {
         is_atom(form)
             || form.head_symbol().is_some_and(|s| {
-                matches!(self.operator(s), Operator::Function(_) | Operator::Primitive(_) | Operator::Tool(_))
+                matches!(
+                    self.operator(s),
+                    Operator::Function(_) | Operator::Primitive(_) | Operator::Tool(_)
+                )
             })
     }
 
     /// Compiles a nested function for `(lambda PARAMS BODY...)` and returns its index.
-    fn nested_function(&mut self, params: &Params, body: &[Sexp], span: ptc_vm::Span) -> Lowered<FuncIdx> {
+    fn nested_function(
+        &mut self,
+        params: &Params,
+        body: &[Sexp],
+        span: ptc_vm::Span,
+    ) -> Lowered<FuncIdx> {
         let mut builder = FunctionBuilder::new("lambda".into(), span);
         set_arity(&mut builder, params, span)?;
         self.stack.push(builder);
@@ -295,10 +342,14 @@ impl Lowerer<'_> {
         let result = self.alloc()?;
         self.progn(body, result, true)?;
         self.emit(Op::Return { src: result })?;
-        let builder = self.stack.pop().ok_or_else(|| super::internal("function stack", span))?;
+        let builder = self
+            .stack
+            .pop()
+            .ok_or_else(|| super::internal("function stack", span))?;
         let index = self.functions.len();
         self.functions.push(Some(builder.finish()));
-        let index = u16::try_from(index).map_err(|_| limit("Script has more than 65535 functions".into(), span))?;
+        let index = u16::try_from(index)
+            .map_err(|_| limit("Script has more than 65535 functions".into(), span))?;
         Ok(FuncIdx(index))
     }
 
@@ -330,9 +381,19 @@ impl Lowerer<'_> {
             self.arguments(rest)?
         };
         if apply {
-            self.emit(Op::ApplyValue { dst, callee, args: first, argc })?;
+            self.emit(Op::ApplyValue {
+                dst,
+                callee,
+                args: first,
+                argc,
+            })?;
         } else {
-            self.emit(Op::CallValue { dst, callee, args: first, argc })?;
+            self.emit(Op::CallValue {
+                dst,
+                callee,
+                args: first,
+                argc,
+            })?;
         }
         Ok(())
     }
@@ -352,11 +413,29 @@ impl Lowerer<'_> {
         self.emit(Op::LoadNil { dst: acc })?;
         let item = self.alloc()?;
         let top = self.current()?.here();
-        let exit = self.current()?.emit_jump(Op::JumpIfNil { src: rest, offset: 0 });
-        self.emit(Op::Car { dst: item, src: rest })?;
-        self.emit(Op::CallValue { dst: item, callee, args: item, argc: 1 })?;
-        self.emit(Op::Cons { dst: acc, lhs: item, rhs: acc })?;
-        self.emit(Op::Cdr { dst: rest, src: rest })?;
+        let exit = self.current()?.emit_jump(Op::JumpIfNil {
+            src: rest,
+            offset: 0,
+        });
+        self.emit(Op::Car {
+            dst: item,
+            src: rest,
+        })?;
+        self.emit(Op::CallValue {
+            dst: item,
+            callee,
+            args: item,
+            argc: 1,
+        })?;
+        self.emit(Op::Cons {
+            dst: acc,
+            lhs: item,
+            rhs: acc,
+        })?;
+        self.emit(Op::Cdr {
+            dst: rest,
+            src: rest,
+        })?;
         let span = self.current()?.span;
         self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
         self.patch_here(exit)?;
@@ -392,7 +471,11 @@ impl Lowerer<'_> {
             let saved = self.current()?.span;
             self.current()?.span = entry.span;
             let (first, argc) = self.arguments(args)?;
-            self.emit(Op::BatchPush { tool, args: first, argc })?;
+            self.emit(Op::BatchPush {
+                tool,
+                args: first,
+                argc,
+            })?;
             self.current()?.span = saved;
             self.release(mark)?;
         }
@@ -405,7 +488,9 @@ impl Lowerer<'_> {
             return self.fail("'parallel-map': expects a lambda and one list");
         };
         let shape = "'parallel-map': lambda must have one parameter and one direct tool call";
-        let Some([head, params, call]) = template.as_list().map(|items| items.get(..3).filter(|_| items.len() == 3)).flatten()
+        let Some([head, params, call]) = template
+            .as_list()
+            .and_then(|items| items.get(..3).filter(|_| items.len() == 3))
         else {
             return self.fail(shape);
         };
@@ -416,7 +501,11 @@ impl Lowerer<'_> {
             Ok(parsed) => parsed,
             Err(message) => return self.fail(message),
         };
-        let param = match (parsed.required.as_slice(), parsed.optional.is_empty(), parsed.rest) {
+        let param = match (
+            parsed.required.as_slice(),
+            parsed.optional.is_empty(),
+            parsed.rest,
+        ) {
             ([param], true, None) => *param,
             _ => return self.fail(shape),
         };
@@ -429,21 +518,34 @@ impl Lowerer<'_> {
         let msg = self.constant(Value::string("'parallel-map': expects a list"))?;
         self.emit(Op::AssertList { src: rest, msg })?;
         let top = self.current()?.here();
-        let exit = self.current()?.emit_jump(Op::JumpIfNil { src: rest, offset: 0 });
+        let exit = self.current()?.emit_jump(Op::JumpIfNil {
+            src: rest,
+            offset: 0,
+        });
         let mark = self.mark()?;
         let scope = self.current()?.scope_mark();
         let item = self.alloc()?;
-        self.emit(Op::Car { dst: item, src: rest })?;
+        self.emit(Op::Car {
+            dst: item,
+            src: rest,
+        })?;
         let boxed = lambda_symbols(call_args).contains(&param);
         self.bind_local(param, item, boxed)?;
         let saved = self.current()?.span;
         self.current()?.span = call.span;
         let (first, argc) = self.arguments(call_args)?;
-        self.emit(Op::BatchPush { tool, args: first, argc })?;
+        self.emit(Op::BatchPush {
+            tool,
+            args: first,
+            argc,
+        })?;
         self.current()?.span = saved;
         self.current()?.unbind_to(scope);
         self.release(mark)?;
-        self.emit(Op::Cdr { dst: rest, src: rest })?;
+        self.emit(Op::Cdr {
+            dst: rest,
+            src: rest,
+        })?;
         let span = self.current()?.span;
         self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
         self.patch_here(exit)?;
@@ -451,4 +553,3 @@ impl Lowerer<'_> {
         Ok(())
     }
 }
-

@@ -122,13 +122,25 @@ enum Operator {
 
 type Lowered<T = ()> = Result<T, Diagnostic>;
 
+/// Stack that must remain before lowering one more nesting level.
+pub(crate) const RED_ZONE: usize = 128 * 1024;
+/// Stack added when less than [`RED_ZONE`] remains.
+pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
+
 /// Lowers `input` into a verified program, parsing lambda lists with `parse_params`.
 ///
 /// # Errors
 /// A diagnostic when the program exceeds a structural limit (255 arguments in one call,
 /// the register window) — or, never for a correct compiler, when the verifier refuses it.
 pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Program, Diagnostic> {
-    let LowerInput { interner, functions, macros, body, span, tools } = input;
+    let LowerInput {
+        interner,
+        functions,
+        macros,
+        body,
+        span,
+        tools,
+    } = input;
     let mut lowerer = Lowerer::new(&interner, &functions, &macros, &tools, parse_params);
     lowerer.functions.push(None);
     for _ in &functions {
@@ -151,9 +163,26 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         callables.push((*symbol, callable));
     }
     let constants = std::mem::take(&mut lowerer.constants);
-    let functions: Vec<Function> = lowerer.functions.into_iter().map(Option::unwrap_or_default_function).collect();
-    let parts = ProgramParts { functions, constants, tools: tools.iter().map(|t| Arc::from(t.as_str())).collect(), symbols: interner, callables };
-    Program::new(parts).map_err(|e| Diagnostic::new("E0900", ErrorKind::Script, format!("Internal compiler error: {e}"), span))
+    let functions: Vec<Function> = lowerer
+        .functions
+        .into_iter()
+        .map(Option::unwrap_or_default_function)
+        .collect();
+    let parts = ProgramParts {
+        functions,
+        constants,
+        tools: tools.iter().map(|t| Arc::from(t.as_str())).collect(),
+        symbols: interner,
+        callables,
+    };
+    Program::new(parts).map_err(|e| {
+        Diagnostic::new(
+            "E0900",
+            ErrorKind::Script,
+            format!("Internal compiler error: {e}"),
+            span,
+        )
+    })
 }
 
 trait UnwrapFunction {
@@ -218,7 +247,14 @@ impl<'a> Lowerer<'a> {
                 operators.insert(symbol, Operator::Special(special));
             }
         }
-        Lowerer { interner, parse_params, constants: Vec::new(), functions: Vec::new(), operators, stack: Vec::new() }
+        Lowerer {
+            interner,
+            parse_params,
+            constants: Vec::new(),
+            functions: Vec::new(),
+            operators,
+            stack: Vec::new(),
+        }
     }
 
     fn name(&self, symbol: Symbol) -> &str {
@@ -231,7 +267,9 @@ impl<'a> Lowerer<'a> {
 
     fn current(&mut self) -> Lowered<&mut FunctionBuilder> {
         let span = Span::default();
-        self.stack.last_mut().ok_or_else(|| internal("no function", span))
+        self.stack
+            .last_mut()
+            .ok_or_else(|| internal("no function", span))
     }
 
     fn emit(&mut self, op: Op) -> Lowered<usize> {
@@ -239,7 +277,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn constant(&mut self, value: Value) -> Lowered<ConstIdx> {
-        let index = u32::try_from(self.constants.len()).map_err(|_| internal("constant pool", Span::default()))?;
+        let index = u32::try_from(self.constants.len())
+            .map_err(|_| internal("constant pool", Span::default()))?;
         self.constants.push(value);
         Ok(ConstIdx(index))
     }
@@ -260,7 +299,9 @@ impl<'a> Lowerer<'a> {
 
     fn patch_here(&mut self, patch: Patch) -> Lowered {
         let span = self.current()?.span;
-        self.current()?.patch_here(patch).map_err(|m| limit(m, span))
+        self.current()?
+            .patch_here(patch)
+            .map_err(|m| limit(m, span))
     }
 
     /// Emits `Fail` with `message`: the form fails with kind `script` when reached.
@@ -271,7 +312,14 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Lowers one function (the body or a definition) into slot `index`.
-    fn lower_function(&mut self, index: usize, name: String, params: &Params, body: &[Sexp], span: Span) -> Lowered {
+    fn lower_function(
+        &mut self,
+        index: usize,
+        name: String,
+        params: &Params,
+        body: &[Sexp],
+        span: Span,
+    ) -> Lowered {
         let mut builder = FunctionBuilder::new(name, span);
         set_arity(&mut builder, params, span)?;
         self.stack.push(builder);
@@ -279,8 +327,14 @@ impl<'a> Lowerer<'a> {
         let result = self.alloc()?;
         self.progn(body, result, true)?;
         self.emit(Op::Return { src: result })?;
-        let builder = self.stack.pop().ok_or_else(|| internal("function stack", span))?;
-        let slot = self.functions.get_mut(index).ok_or_else(|| internal("function slot", span))?;
+        let builder = self
+            .stack
+            .pop()
+            .ok_or_else(|| internal("function stack", span))?;
+        let slot = self
+            .functions
+            .get_mut(index)
+            .ok_or_else(|| internal("function slot", span))?;
         *slot = Some(builder.finish());
         Ok(())
     }
@@ -288,7 +342,13 @@ impl<'a> Lowerer<'a> {
     /// Binds parameters to registers `0..n`, boxing those a nested lambda mentions.
     fn bind_params(&mut self, params: &Params, body: &[Sexp]) -> Lowered {
         let captured = lambda_symbols(body);
-        let all: Vec<Symbol> = params.required.iter().chain(&params.optional).chain(params.rest.iter()).copied().collect();
+        let all: Vec<Symbol> = params
+            .required
+            .iter()
+            .chain(&params.optional)
+            .chain(params.rest.iter())
+            .copied()
+            .collect();
         for symbol in all {
             let reg = self.alloc()?;
             let location = if captured.contains(&symbol) {
@@ -311,12 +371,17 @@ impl<'a> Lowerer<'a> {
 
     fn resolve_at(&mut self, level: usize, symbol: Symbol) -> Lowered<Option<Location>> {
         let span = Span::default();
-        let builder = self.stack.get(level).ok_or_else(|| internal("scope level", span))?;
+        let builder = self
+            .stack
+            .get(level)
+            .ok_or_else(|| internal("scope level", span))?;
         if let Some((_, location)) = builder.lookup(symbol) {
             return Ok(Some(location));
         }
         if let Some(index) = builder.captures.iter().position(|(s, _, _)| *s == symbol) {
-            return Ok(Some(Location::Upvalue(u16::try_from(index).map_err(|_| internal("captures", span))?)));
+            return Ok(Some(Location::Upvalue(
+                u16::try_from(index).map_err(|_| internal("captures", span))?,
+            )));
         }
         if level == 0 || self.is_definition_boundary(level) {
             return Ok(None);
@@ -329,11 +394,22 @@ impl<'a> Lowerer<'a> {
             Location::Upvalue(index) => Capture::Upvalue(index),
             // A variable a lambda mentions is always boxed; reaching here means the
             // conservative scan missed it, which lowering treats as a compiler bug.
-            Location::Register(_) => return Err(internal("captured variable is not in a cell", span)),
+            Location::Register(_) => {
+                return Err(internal("captured variable is not in a cell", span));
+            }
         };
-        let identity = self.stack.get(level - 1).and_then(|b| b.lookup(symbol)).map_or(usize::MAX, |(i, _)| i);
-        let builder = self.stack.get_mut(level).ok_or_else(|| internal("scope level", span))?;
-        let index = builder.capture(symbol, identity, from).map_err(|m| limit(m, span))?;
+        let identity = self
+            .stack
+            .get(level - 1)
+            .and_then(|b| b.lookup(symbol))
+            .map_or(usize::MAX, |(i, _)| i);
+        let builder = self
+            .stack
+            .get_mut(level)
+            .ok_or_else(|| internal("scope level", span))?;
+        let index = builder
+            .capture(symbol, identity, from)
+            .map_err(|m| limit(m, span))?;
         Ok(Some(Location::Upvalue(index)))
     }
 
@@ -344,17 +420,25 @@ impl<'a> Lowerer<'a> {
     }
 
     fn operator(&self, symbol: Symbol) -> Operator {
-        self.operators.get(&symbol).copied().unwrap_or(Operator::Unknown)
+        self.operators
+            .get(&symbol)
+            .copied()
+            .unwrap_or(Operator::Unknown)
     }
 
     /// Lowers `form`, leaving its value in `dst`. In tail position a call of a script
     /// function replaces the current frame.
+    ///
+    /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
+    /// each level makes sure enough host stack remains, growing it on the heap if not.
     fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
-        let saved = self.current()?.span;
-        self.current()?.span = form.span;
-        let result = self.expr_inner(form, dst, tail);
-        self.current()?.span = saved;
-        result
+        stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
+            let saved = self.current()?.span;
+            self.current()?.span = form.span;
+            let result = self.expr_inner(form, dst, tail);
+            self.current()?.span = saved;
+            result
+        })
     }
 
     fn expr_inner(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
@@ -371,7 +455,9 @@ impl<'a> Lowerer<'a> {
                 }
                 Err(_) => self.load_constant(dst, Value::Int(*n))?,
             },
-            SexpKind::Sym(symbol) if symbol.is_keyword() => self.load_constant(dst, Value::Sym(*symbol))?,
+            SexpKind::Sym(symbol) if symbol.is_keyword() => {
+                self.load_constant(dst, Value::Sym(*symbol))?;
+            }
             SexpKind::Sym(symbol) => self.variable(*symbol, dst)?,
             SexpKind::Big(_) | SexpKind::Float(_) | SexpKind::Str(_) | SexpKind::Vector(_) => {
                 self.load_constant(dst, form.to_value())?;
@@ -443,13 +529,21 @@ impl<'a> Lowerer<'a> {
             Diagnostic::new(
                 "E0901",
                 ErrorKind::Input,
-                format!("A call has {} arguments; at most 255 are supported", forms.len()),
+                format!(
+                    "A call has {} arguments; at most 255 are supported",
+                    forms.len()
+                ),
                 span,
             )
         })?;
-        let first = self.current()?.alloc_block(forms.len().max(1)).map_err(|m| limit(m, span))?;
+        let first = self
+            .current()?
+            .alloc_block(forms.len().max(1))
+            .map_err(|m| limit(m, span))?;
         for (offset, form) in forms.iter().enumerate() {
-            let reg = Reg(first.0.saturating_add(u16::try_from(offset).unwrap_or(u16::MAX)));
+            let reg = Reg(first
+                .0
+                .saturating_add(u16::try_from(offset).unwrap_or(u16::MAX)));
             self.expr(form, reg, false)?;
         }
         Ok((first, argc))
@@ -473,16 +567,30 @@ impl<'a> Lowerer<'a> {
             Operator::Function(func) => {
                 let (first, argc) = self.arguments(args)?;
                 if tail {
-                    self.emit(Op::TailCallFn { func, args: first, argc })?;
+                    self.emit(Op::TailCallFn {
+                        func,
+                        args: first,
+                        argc,
+                    })?;
                 } else {
-                    self.emit(Op::CallFn { dst, func, args: first, argc })?;
+                    self.emit(Op::CallFn {
+                        dst,
+                        func,
+                        args: first,
+                        argc,
+                    })?;
                 }
                 Ok(())
             }
             Operator::Primitive(prim) => self.primitive(prim, args, dst),
             Operator::Tool(tool) => {
                 let (first, argc) = self.arguments(args)?;
-                self.emit(Op::CallTool { dst, tool, args: first, argc })?;
+                self.emit(Op::CallTool {
+                    dst,
+                    tool,
+                    args: first,
+                    argc,
+                })?;
                 Ok(())
             }
             Operator::Macro => {
@@ -500,7 +608,9 @@ impl<'a> Lowerer<'a> {
 
     /// A primitive call, through a fast-path instruction when one exists.
     fn primitive(&mut self, prim: PrimIdx, args: &[Sexp], dst: Reg) -> Lowered {
-        let name = ptc_vm::prims::PRIMITIVES.get(prim.as_usize()).map_or("", |p| p.name);
+        let name = ptc_vm::prims::PRIMITIVES
+            .get(prim.as_usize())
+            .map_or("", |p| p.name);
         match (name, args) {
             ("+", [lhs, rhs]) => {
                 if let Some(imm) = small_int(rhs) {
@@ -532,7 +642,11 @@ impl<'a> Lowerer<'a> {
             (">", [lhs, rhs]) => {
                 // (> a b) is (< b a), evaluated left to right.
                 let (a, b) = self.two_operands(lhs, rhs)?;
-                self.emit(Op::Less { dst, lhs: b, rhs: a })?;
+                self.emit(Op::Less {
+                    dst,
+                    lhs: b,
+                    rhs: a,
+                })?;
             }
             ("=", [lhs, rhs]) => {
                 let (lhs, rhs) = self.two_operands(lhs, rhs)?;
@@ -560,7 +674,12 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let (first, argc) = self.arguments(args)?;
-                self.emit(Op::CallPrim { dst, prim, args: first, argc })?;
+                self.emit(Op::CallPrim {
+                    dst,
+                    prim,
+                    args: first,
+                    argc,
+                })?;
             }
         }
         Ok(())
@@ -583,7 +702,14 @@ impl<'a> Lowerer<'a> {
 
 /// Sets a builder's arity from `params`.
 fn set_arity(builder: &mut FunctionBuilder, params: &Params, span: Span) -> Lowered {
-    let too_many = || Diagnostic::new("E0902", ErrorKind::Input, "A lambda list has more than 255 parameters", span);
+    let too_many = || {
+        Diagnostic::new(
+            "E0902",
+            ErrorKind::Input,
+            "A lambda list has more than 255 parameters",
+            span,
+        )
+    };
     builder.required = u8::try_from(params.required.len()).map_err(|_| too_many())?;
     builder.optional = u8::try_from(params.optional.len()).map_err(|_| too_many())?;
     builder.rest = params.rest.is_some();
@@ -613,7 +739,10 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
                 found.insert(*symbol);
             }
             SexpKind::List(items) | SexpKind::Vector(items) => {
-                let is_lambda = items.first().and_then(Sexp::as_symbol).is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA);
+                let is_lambda = items
+                    .first()
+                    .and_then(Sexp::as_symbol)
+                    .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA);
                 for item in items {
                     stack.push((item, inside || is_lambda));
                 }
@@ -629,5 +758,10 @@ fn limit(message: String, span: Span) -> Diagnostic {
 }
 
 fn internal(what: &str, span: Span) -> Diagnostic {
-    Diagnostic::new("E0900", ErrorKind::Script, format!("Internal compiler error: {what}"), span)
+    Diagnostic::new(
+        "E0900",
+        ErrorKind::Script,
+        format!("Internal compiler error: {what}"),
+        span,
+    )
 }

@@ -312,12 +312,20 @@ pub(super) fn reverse(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     }
 }
 
-/// `(sort LIST)`: the ptc wrapper. A sorted copy of one proper list, ascending by
-/// `value<`, stable; no comparator argument.
+/// `(sort LIST)`: the ptc wrapper `(sort (copy-sequence LIST) #'value<)` after a `listp`
+/// check. A sorted copy, ascending by `value<`, stable; no comparator argument.
 pub(super) fn sort(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    let Some(items) = arg(args, 0).list_to_vec() else {
+    let list = arg(args, 0);
+    if !list.is_list() {
         return Err(Error::script("'sort': expects a list"));
-    };
+    }
+    // The wrapper copies with `copy-sequence`, which names an improper tail.
+    let mut walk = list.iter();
+    let items: Vec<Value> = walk.by_ref().cloned().collect();
+    if !walk.rest().is_nil() {
+        ctx.charge(items.len() as u64);
+        return Err(listp_error(ctx, walk.rest()));
+    }
     let count = items.len() as u64;
     ctx.charge(count);
     let mut work: u64 = 0;

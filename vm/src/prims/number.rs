@@ -39,13 +39,14 @@ fn finish(ctx: &mut PrimCtx<'_>, result: Number) -> Result<Value> {
     Ok(value)
 }
 
-/// Folds `args[1..]` into `args[0]` with `op`, left to right, as Emacs's `arith_driver`.
+/// Folds `rest` into `first` with `op`, left to right, as Emacs's `arith_driver`. The
+/// caller checks the final result against the number-bit budget ([`finish`]).
 fn fold(ctx: &mut PrimCtx<'_>, op: Op, first: Number, rest: &[Value]) -> Result<Number> {
     let mut accumulator = first;
     for value in rest {
         let operand = number_or_marker(ctx, value)?;
         charge_op(ctx, op, &accumulator, &operand);
-        accumulator = number::binary(op, &accumulator, &operand, ctx.limits)?;
+        accumulator = number::binary_unbudgeted(op, &accumulator, &operand)?;
     }
     Ok(accumulator)
 }
@@ -219,12 +220,16 @@ pub(super) fn ceiling(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 }
 
 /// Emacs's `arithcompare_driver`: compares neighbours left to right and stops at the first
-/// failing pair (later arguments are then not type-checked); one argument gives `t`.
+/// failing pair (later arguments are then not type-checked); a single argument is only
+/// type-checked (Emacs 30) and gives `t`.
 fn chain(
     ctx: &mut PrimCtx<'_>,
     args: &[Value],
     holds: fn(Option<Ordering>) -> bool,
 ) -> Result<Value> {
+    if let [only] = args {
+        number_or_marker(ctx, only)?;
+    }
     for pair in args.windows(2) {
         let [a, b] = pair else { continue };
         let a = number_or_marker(ctx, a)?;
