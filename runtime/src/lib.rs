@@ -11,6 +11,32 @@
 //! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
 //! [`cancel`] (cancellation handle), [`policy`] (permission hook), [`driver`] (the run
 //! loop), [`outcome`] (how a run settles).
+//!
+//! ```
+//! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
+//! use serde_json::json;
+//! use std::sync::Arc;
+//!
+//! let mut registry = Registry::new();
+//! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}},
+//!                     "required": ["city"]});
+//! registry
+//!     .register(
+//!         ToolContract::new("Weather", "Gives the weather.", schema),
+//!         |request: ToolRequestCtx| async move {
+//!             let temp = if request.arguments["city"] == "Rome" { 24 } else { 11 };
+//!             ToolResult::json(json!({"city": request.arguments["city"], "temp": temp}))
+//!         },
+//!     )
+//!     .unwrap();
+//! let runner = Runner::new(Arc::new(registry));
+//! let script = r#"(mapcar (lambda (r) (plist-get r :temp))
+//!                         (parallel (Weather :city "Oslo") (Weather :city "Rome")))"#;
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! let outcome = runtime.block_on(runner.run(script, RunOptions::default()));
+//! assert_eq!(outcome.text, "(11 24)");
+//! assert_eq!(outcome.calls.len(), 2);
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -519,3 +519,63 @@ async fn scripts_compile_and_the_raw_tool_call_shape_is_checked() {
     assert_eq!(outcome.error.as_ref().unwrap().kind, "preflight");
     assert!(outcome.text.starts_with("Error: "), "{}", outcome.text);
 }
+
+#[tokio::test]
+async fn media_reaches_the_guest_as_descriptors_and_oversized_results_are_rejected() {
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new("Shot", "Takes a screenshot.", json!({"type": "object"})),
+            |_r: ToolRequestCtx| async {
+                ToolResult {
+                    content: vec![ptc_runtime::Content::Media(ptc_runtime::MediaRef {
+                        mime: "image/png".into(),
+                        uri: Some("file:///shot.png".into()),
+                        name: None,
+                        data: Some(Arc::from(&b"\x89PNG payload"[..])),
+                    })],
+                    ..ToolResult::default()
+                }
+            },
+        )
+        .unwrap();
+    registry
+        .register(
+            ToolContract::new("Big", "Returns a lot.", json!({"type": "object"})),
+            |_r: ToolRequestCtx| async { ToolResult::text("w".repeat(300)) },
+        )
+        .unwrap();
+    let limits = Limits {
+        value_bytes: 200,
+        ..Limits::default()
+    };
+    let runner = Runner::new(Arc::new(registry)).with_limits(limits);
+    let outcome = runner.run("(list (Shot))", opts("m")).await;
+    assert_eq!(
+        outcome.text,
+        "(((:mime \"image/png\" :uri \"file:///shot.png\")))"
+    );
+    let record = serde_json::to_value(&outcome.calls[0]).unwrap();
+    assert_eq!(
+        record["media"],
+        json!([{"mime": "image/png", "uri": "file:///shot.png"}])
+    );
+    let outcome = runner.run("(list (Big))", opts("b")).await;
+    assert_eq!(outcome.calls[0].status, Status::Error);
+    assert!(
+        outcome.calls[0]
+            .preview
+            .as_deref()
+            .unwrap()
+            .starts_with("Error: nested tool result rejected: "),
+        "{:?}",
+        outcome.calls[0].preview
+    );
+    assert!(
+        outcome
+            .text
+            .starts_with("((:error \"Nested tool result rejected: "),
+        "{}",
+        outcome.text
+    );
+}
