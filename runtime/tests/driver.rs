@@ -579,3 +579,43 @@ async fn media_reaches_the_guest_as_descriptors_and_oversized_results_are_reject
         outcome.text
     );
 }
+
+/// A store that fails every write, or only settled ones.
+struct FailingStore {
+    settled_only: bool,
+}
+
+impl ptc_runtime::CheckpointStore for FailingStore {
+    fn write(&self, checkpoint: &ptc_runtime::Checkpoint) -> std::io::Result<()> {
+        if self.settled_only && checkpoint.state == ptc_runtime::CheckpointState::Running {
+            return Ok(());
+        }
+        Err(std::io::Error::other("disk full"))
+    }
+}
+
+#[tokio::test]
+async fn checkpoint_failures_follow_the_original() {
+    let ran = Arc::new(AtomicU64::new(0));
+    let runner = Runner::new(registry(ran.clone())).with_checkpoints(Arc::new(FailingStore {
+        settled_only: false,
+    }));
+    let outcome = runner.run("(Probe :value \"x\")", opts("f")).await;
+    assert_eq!(outcome.kind, OutcomeKind::ScriptError);
+    assert_eq!(
+        outcome.text,
+        "Error: ToolCall audit checkpoint could not be persisted"
+    );
+    assert_eq!(outcome.error.unwrap().kind, "checkpoint");
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "the script must not run");
+    let runner = Runner::new(registry(ran.clone()))
+        .with_checkpoints(Arc::new(FailingStore { settled_only: true }));
+    let outcome = runner.run("(list (Probe :value \"x\"))", opts("g")).await;
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+    assert_eq!(outcome.kind, OutcomeKind::ScriptError);
+    assert_eq!(
+        outcome.text,
+        "Error: ToolCall final audit could not be persisted"
+    );
+    assert_eq!(outcome.calls.len(), 1);
+}
