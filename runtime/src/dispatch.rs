@@ -91,7 +91,7 @@ pub(crate) async fn run_handler(
 
 /// A call's end as the guest and the audit see it.
 #[derive(Debug)]
-pub(crate) struct Settled {
+pub struct Settled {
     /// The guest value.
     pub value: Value,
     /// The audit status.
@@ -100,12 +100,9 @@ pub(crate) struct Settled {
     pub preview: Option<String>,
 }
 
-/// The guest value, status and preview of a handler's `result` (dialect notes §12.4).
-pub(crate) fn settle_result(
-    machine: &mut Machine,
-    result: &ToolResult,
-    limits: &Limits,
-) -> Settled {
+/// The guest value, status and preview of a handler's `result` (dialect notes §12.4);
+/// public for hosts that step the [`Machine`] with their own event loop.
+pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits) -> Settled {
     let text = result.joined_text();
     if result.is_error {
         return Settled {

@@ -9,7 +9,7 @@
 //! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
 //! validated JSON), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
 //! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
-//! [`cancel`] (cancellation handle), [`policy`] (permission hook), [`driver`] (the run
+//! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value), [`policy`] (permission hook), [`driver`] (the run
 //! loop), [`outcome`] (how a run settles).
 //!
 //! ```
@@ -46,7 +46,7 @@ pub mod audit;
 pub mod cancel;
 pub mod checkpoint;
 pub mod convert;
-mod dispatch;
+pub mod dispatch;
 pub mod driver;
 pub mod listing;
 pub mod outcome;
