@@ -7,8 +7,27 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
+mod compile;
+pub mod definitions;
 pub mod diagnostic;
+pub mod direct;
+pub mod expand;
+pub mod lambda_list;
+pub mod lexer;
+pub mod lower;
+mod macros;
+pub mod parser;
+pub mod preflight;
+pub mod reader;
+pub mod render;
 pub mod roster;
+pub mod sexp_print;
+pub mod suggest;
+pub mod tables;
+pub mod token;
+pub mod transform;
 
+pub use compile::{Compiled, check, compile};
 pub use diagnostic::Diagnostic;
+pub use reader::{read, read_script};
 pub use roster::{Roster, RosterTool};

@@ -11,16 +11,29 @@
 
 #![forbid(unsafe_code)]
 
+pub mod disasm;
+pub mod equal;
 pub mod error;
+pub mod isa;
+pub mod json;
 pub mod limits;
+mod machine;
+pub mod number;
 pub mod prims;
 pub mod print;
+pub mod program;
+pub mod regexp;
 pub mod span;
+mod step;
 pub mod symbol;
 pub mod value;
+mod verify;
 
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;
+pub use machine::Machine;
+pub use program::{Program, ProgramParts};
 pub use span::Span;
+pub use step::{Stats, Step, ToolRequest};
 pub use symbol::{Interner, Symbol, Symbols};
 pub use value::Value;

@@ -20,6 +20,7 @@
 
 use crate::error::Result;
 use crate::limits::Limits;
+use crate::regexp::RegexCache;
 use crate::symbol::Symbols;
 use crate::value::Value;
 
@@ -37,6 +38,9 @@ pub struct PrimCtx<'a> {
     pub limits: &'a Limits,
     /// The run's symbol table (printing, `gensym`).
     pub symbols: &'a mut Symbols,
+    /// The run's compiled-regexp cache, when the machine keeps one ([`PrimCtx::with_regexps`]);
+    /// without it every regexp primitive compiles its pattern afresh.
+    pub regexps: Option<&'a mut RegexCache>,
     work: u64,
     allocated: u64,
 }
@@ -47,9 +51,17 @@ impl<'a> PrimCtx<'a> {
         PrimCtx {
             limits,
             symbols,
+            regexps: None,
             work: 0,
             allocated: 0,
         }
+    }
+
+    /// The same context using the run's regexp cache `regexps`.
+    #[must_use]
+    pub fn with_regexps(mut self, regexps: &'a mut RegexCache) -> Self {
+        self.regexps = Some(regexps);
+        self
     }
 
     /// Records `units` of fuel for work done beyond the call itself.

@@ -1,0 +1,689 @@
+//! The lexer: script text to [`Token`]s with byte spans, atoms finished.
+//!
+//! A logos DFA dispatches on the first byte of each token; the few token shapes whose extent
+//! depends on escapes (strings, `?` characters, symbols, `#` dispatch) finish with small
+//! hand-written scanners. A second pass ("cooking") turns the raw tokens into [`Token`]s:
+//! numbers are converted under the number-bit budget, symbol names are interned (`nil` and
+//! `t` become the constants), and every lexical problem becomes one [`Diagnostic`] plus a
+//! [`Token::Error`] placeholder, so the parser can keep going and report more.
+//!
+//! Invariants:
+//! - Every byte of the source is covered by a token, a skipped run (whitespace, every
+//!   control character, U+00A0, `;` comments) or an error; lexing is linear and never
+//!   recurses.
+//! - Emacs's whitespace rule applies: every character up to U+0020 separates tokens.
+//! - Strings may only hold Unicode scalar values: `\xE9` is `é` (Emacs would make a unibyte
+//!   string), and `\M-` / `\S-` style modifiers inside strings are refused.
+
+use crate::ast::SexpKind;
+use crate::diagnostic::Diagnostic;
+use crate::reader::codes;
+use crate::token::{NumberText, Token, classify_number};
+use logos::Logos;
+use num_bigint::{BigInt, BigUint, Sign};
+use ptc_vm::symbol::well_known;
+use ptc_vm::{ErrorKind, Interner, Limits, Span};
+use std::sync::Arc;
+
+/// Why a raw token failed: the diagnostic it becomes, minus its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexError {
+    code: &'static str,
+    kind: ErrorKind,
+    message: String,
+}
+
+impl Default for LexError {
+    fn default() -> Self {
+        LexError::invalid("")
+    }
+}
+
+impl LexError {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        LexError {
+            code,
+            kind: ErrorKind::Script,
+            message: message.into(),
+        }
+    }
+
+    fn invalid(what: &str) -> Self {
+        LexError::new(
+            codes::INVALID_SYNTAX,
+            format!("Invalid read syntax: {what}"),
+        )
+    }
+
+    fn end_of_file() -> Self {
+        LexError::new(codes::END_OF_FILE, "End of file during parsing")
+    }
+
+    fn escape() -> Self {
+        LexError::new(codes::INVALID_ESCAPE, "Invalid escape character syntax")
+    }
+
+    fn unsupported(type_name: &str) -> Self {
+        LexError::new(
+            codes::UNSUPPORTED_LITERAL,
+            format!("Unsupported literal of type {type_name} in script"),
+        )
+    }
+}
+
+/// What a `#` dispatch read.
+#[derive(Debug, Clone, PartialEq)]
+enum Hash {
+    /// `#'`.
+    Function,
+    /// `#(`.
+    Propertized,
+    /// `#[`, `#^[`, `#^^[`.
+    Unsupported(&'static str),
+    /// `#s(`: a record or a hash table, decided by the next token.
+    Record,
+    /// `#x1F`, `#b101`, `#o17`, `#24r1k`.
+    Integer {
+        radix: u32,
+        negative: bool,
+        digits: String,
+    },
+    /// `##`, `#:name` (uninterned), `#_name`.
+    Symbol { name: String, uninterned: bool },
+    /// `#1=`: a reader label definition, refused.
+    LabelDefinition,
+}
+
+/// A symbol or number's text with backslash escapes removed.
+#[derive(Debug, Clone, PartialEq)]
+struct AtomText {
+    text: String,
+    escaped: bool,
+}
+
+#[derive(Logos, Debug, Clone, PartialEq)]
+#[logos(error = LexError)]
+#[logos(skip r"[\x00-\x20\u{a0}]+")]
+#[logos(skip(r";[^\n]*", allow_greedy = true))]
+enum Raw {
+    #[token("(")]
+    Open,
+    #[token(")")]
+    Close,
+    #[token("[")]
+    OpenVector,
+    #[token("]")]
+    CloseVector,
+    #[token("'")]
+    Quote,
+    #[token("`")]
+    Backquote,
+    #[token(",")]
+    Unquote,
+    #[token(",@")]
+    Splice,
+    #[token("\"", scan_string)]
+    Str(String),
+    #[token("?", scan_character)]
+    Character(i64),
+    #[token("#", scan_hash)]
+    Hash(Hash),
+    #[regex(r#"[^\x00-\x20\u{a0}"';()\[\]#`,?]"#, scan_atom)]
+    Atom(AtomText),
+}
+
+/// A forward-only reader over the rest of the source.
+struct Cursor<'a> {
+    text: &'a str,
+    position: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(text: &'a str) -> Self {
+        Cursor { text, position: 0 }
+    }
+
+    fn rest(&self) -> &'a str {
+        self.text.get(self.position..).unwrap_or("")
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.position += c.len_utf8();
+        Some(c)
+    }
+
+    fn eat(&mut self, expected: char) -> bool {
+        if self.peek() == Some(expected) {
+            self.position += expected.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Whether `c` ends a symbol (Emacs: whitespace, U+00A0 and `"';()[]#`,`).
+fn ends_symbol(c: char) -> bool {
+    c <= ' '
+        || c == '\u{a0}'
+        || matches!(
+            c,
+            '"' | '\'' | ';' | '(' | ')' | '[' | ']' | '#' | '`' | ','
+        )
+}
+
+/// Runs `scan` over the lexer's remainder and advances the lexer past what it consumed,
+/// whether it succeeded or not (so a bad string is skipped as a whole).
+fn scanning<T>(
+    lex: &mut logos::Lexer<'_, Raw>,
+    scan: impl FnOnce(&mut Cursor<'_>) -> Result<T, LexError>,
+) -> Result<T, LexError> {
+    let mut cursor = Cursor::new(lex.remainder());
+    let result = scan(&mut cursor);
+    lex.bump(cursor.position);
+    result
+}
+
+const ALT: i64 = 1 << 22;
+const SUPER: i64 = 1 << 23;
+const HYPER: i64 = 1 << 24;
+const SHIFT: i64 = 1 << 25;
+const CONTROL: i64 = 1 << 26;
+const META: i64 = 1 << 27;
+const MODIFIERS: i64 = ALT | SUPER | HYPER | SHIFT | CONTROL | META;
+/// The largest Emacs character code.
+const MAX_CHARACTER: i64 = 0x3F_FFFF;
+
+/// How an escape modifies the character it prefixes.
+#[derive(Clone, Copy)]
+enum Modifier {
+    Bit(i64),
+    Control,
+}
+
+/// Emacs's control rule: `\C-a` is 1, `\C-?` is 127, other characters get the control bit.
+fn apply_control(c: i64) -> i64 {
+    let base = c & !MODIFIERS;
+    if base == i64::from(b'?') {
+        127 | (c & MODIFIERS)
+    } else if base >= 256 {
+        c | CONTROL
+    } else if (0o101..=0o132).contains(&(c & 0o137)) || (0o100..=0o137).contains(&(c & 0o177)) {
+        c & (0o37 | !0o177)
+    } else {
+        c | CONTROL
+    }
+}
+
+/// Reads the escape after a backslash. `None` means "no character" (backslash-newline or
+/// backslash-space inside a string). Modifier chains (`\C-\M-a`) are read iteratively.
+fn read_escape(cursor: &mut Cursor<'_>, in_string: bool) -> Result<Option<i64>, LexError> {
+    let mut modifiers: Vec<Modifier> = Vec::new();
+    let base = loop {
+        let c = cursor.next().ok_or_else(LexError::end_of_file)?;
+        let bit = match c {
+            'M' => Some(META),
+            'S' => Some(SHIFT),
+            'H' => Some(HYPER),
+            'A' => Some(ALT),
+            's' => Some(SUPER),
+            'C' => Some(0),
+            _ => None,
+        };
+        if let Some(bit) = bit
+            && cursor.eat('-')
+        {
+            modifiers.push(if c == 'C' {
+                Modifier::Control
+            } else {
+                Modifier::Bit(bit)
+            });
+        } else if c == '^' {
+            modifiers.push(Modifier::Control);
+        } else {
+            let code = match c {
+                'a' => 7,
+                'b' => 8,
+                'd' => 127,
+                'e' => 27,
+                'f' => 12,
+                'n' => 10,
+                'r' => 13,
+                't' => 9,
+                'v' => 11,
+                's' => 32,
+                '\n' | ' ' if in_string && modifiers.is_empty() => return Ok(None),
+                '\n' => return Err(LexError::escape()),
+                'x' => read_hex(cursor, 1, usize::MAX)?,
+                'u' => read_hex(cursor, 4, 4)?,
+                'U' => read_hex(cursor, 8, 8)?,
+                'N' => read_named(cursor)?,
+                '0'..='7' => read_octal(cursor, c),
+                other => i64::from(u32::from(other)),
+            };
+            break code;
+        }
+        // The character after a modifier may itself be an escape: `\C-\M-a`.
+        if !modifiers.is_empty() {
+            match cursor.next().ok_or_else(LexError::end_of_file)? {
+                '\\' => {}
+                plain => {
+                    break i64::from(u32::from(plain));
+                }
+            }
+        }
+    };
+    let mut code = base;
+    for modifier in modifiers.iter().rev() {
+        code = match modifier {
+            Modifier::Bit(bit) => code | bit,
+            Modifier::Control => apply_control(code),
+        };
+    }
+    Ok(Some(code))
+}
+
+fn read_hex(cursor: &mut Cursor<'_>, minimum: usize, maximum: usize) -> Result<i64, LexError> {
+    let mut value: i64 = 0;
+    let mut count = 0;
+    while count < maximum {
+        let Some(digit) = cursor.peek().and_then(|c| c.to_digit(16)) else {
+            break;
+        };
+        cursor.next();
+        value = value.saturating_mul(16).saturating_add(i64::from(digit));
+        count += 1;
+    }
+    if count < minimum {
+        return Err(if cursor.peek().is_none() {
+            LexError::end_of_file()
+        } else {
+            LexError::escape()
+        });
+    }
+    if value > MAX_CHARACTER {
+        return Err(LexError::escape());
+    }
+    Ok(value)
+}
+
+fn read_octal(cursor: &mut Cursor<'_>, first: char) -> i64 {
+    let mut value = i64::from(first.to_digit(8).unwrap_or(0));
+    for _ in 0..2 {
+        match cursor.peek().and_then(|c| c.to_digit(8)) {
+            Some(digit) => {
+                cursor.next();
+                value = value * 8 + i64::from(digit);
+            }
+            None => break,
+        }
+    }
+    value
+}
+
+/// `\N{U+XXXX}`; character names are not supported (no name table).
+fn read_named(cursor: &mut Cursor<'_>) -> Result<i64, LexError> {
+    if !cursor.eat('{') || !cursor.eat('U') || !cursor.eat('+') {
+        return Err(LexError::escape());
+    }
+    let value = read_hex(cursor, 1, 8)?;
+    if cursor.eat('}') {
+        Ok(value)
+    } else {
+        Err(LexError::escape())
+    }
+}
+
+/// A character code as a string character.
+fn string_character(code: i64) -> Result<char, LexError> {
+    if code & MODIFIERS != 0 {
+        return Err(LexError::new(
+            codes::INVALID_MODIFIER,
+            "Invalid modifier in string",
+        ));
+    }
+    u32::try_from(code)
+        .ok()
+        .and_then(char::from_u32)
+        .ok_or_else(|| {
+            LexError::new(
+                codes::NON_UNICODE,
+                format!("Non-Unicode character: 0x{code:x}"),
+            )
+        })
+}
+
+/// The body of a string after its opening `"`.
+fn scan_string_body(cursor: &mut Cursor<'_>) -> Result<String, LexError> {
+    let mut text = String::new();
+    let mut first_error: Option<LexError> = None;
+    loop {
+        let c = cursor.next().ok_or_else(LexError::end_of_file)?;
+        match c {
+            '"' => break,
+            '\\' => match read_escape(cursor, true) {
+                Ok(Some(code)) => match string_character(code) {
+                    Ok(c) => text.push(c),
+                    Err(error) => {
+                        first_error.get_or_insert(error);
+                    }
+                },
+                Ok(None) => {}
+                Err(error) if error.code == codes::END_OF_FILE => return Err(error),
+                Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            },
+            other => text.push(other),
+        }
+    }
+    match first_error {
+        Some(error) => Err(error),
+        None => Ok(text),
+    }
+}
+
+fn scan_string(lex: &mut logos::Lexer<'_, Raw>) -> Result<String, LexError> {
+    scanning(lex, scan_string_body)
+}
+
+fn scan_character(lex: &mut logos::Lexer<'_, Raw>) -> Result<i64, LexError> {
+    scanning(lex, |cursor| {
+        let c = cursor.next().ok_or_else(LexError::end_of_file)?;
+        let code = if c == '\\' {
+            read_escape(cursor, false)?.ok_or_else(LexError::escape)?
+        } else {
+            i64::from(u32::from(c))
+        };
+        match cursor.peek() {
+            None => Ok(code),
+            Some(next) if next <= ' ' || "\"';()[]#?`,.".contains(next) => Ok(code),
+            Some(_) => {
+                while cursor.peek().is_some_and(|c| !ends_symbol(c)) {
+                    cursor.next();
+                }
+                Err(LexError::invalid("?"))
+            }
+        }
+    })
+}
+
+/// Symbol characters up to the next delimiter, with backslash escapes resolved.
+fn scan_symbol_chars(cursor: &mut Cursor<'_>, text: &mut String) -> Result<bool, LexError> {
+    let mut escaped = false;
+    while let Some(c) = cursor.peek() {
+        if ends_symbol(c) {
+            break;
+        }
+        cursor.next();
+        if c == '\\' {
+            escaped = true;
+            text.push(cursor.next().ok_or_else(LexError::end_of_file)?);
+        } else {
+            text.push(c);
+        }
+    }
+    Ok(escaped)
+}
+
+fn scan_atom(lex: &mut logos::Lexer<'_, Raw>) -> Result<AtomText, LexError> {
+    let first = lex.slice().to_owned();
+    scanning(lex, |cursor| {
+        let mut text = String::new();
+        let mut escaped = false;
+        if first == "\\" {
+            escaped = true;
+            text.push(cursor.next().ok_or_else(LexError::end_of_file)?);
+        } else {
+            text.push_str(&first);
+        }
+        escaped |= scan_symbol_chars(cursor, &mut text)?;
+        Ok(AtomText { text, escaped })
+    })
+}
+
+fn scan_radix_integer(cursor: &mut Cursor<'_>, radix: u32) -> Result<Hash, LexError> {
+    let bad = || LexError::invalid(&format!("integer, radix {radix}"));
+    if !(2..=36).contains(&radix) {
+        while cursor.peek().is_some_and(|c| !ends_symbol(c)) {
+            cursor.next();
+        }
+        return Err(bad());
+    }
+    let negative = cursor.peek() == Some('-');
+    if matches!(cursor.peek(), Some('+' | '-')) {
+        cursor.next();
+    }
+    let mut digits = String::new();
+    let mut valid = true;
+    while let Some(c) = cursor.peek() {
+        if ends_symbol(c) {
+            break;
+        }
+        cursor.next();
+        valid &= c.is_digit(radix);
+        digits.push(c);
+    }
+    if !valid || digits.is_empty() {
+        return Err(bad());
+    }
+    Ok(Hash::Integer {
+        radix,
+        negative,
+        digits,
+    })
+}
+
+fn scan_hash(lex: &mut logos::Lexer<'_, Raw>) -> Result<Hash, LexError> {
+    scanning(lex, |cursor| {
+        let c = cursor.peek().ok_or_else(LexError::end_of_file)?;
+        let radix = match c {
+            'x' | 'X' => Some(16),
+            'b' | 'B' => Some(2),
+            'o' | 'O' => Some(8),
+            _ => None,
+        };
+        if let Some(radix) = radix {
+            cursor.next();
+            return scan_radix_integer(cursor, radix);
+        }
+        if c.is_ascii_digit() {
+            let mut number: u32 = 0;
+            while let Some(digit) = cursor.peek().and_then(|c| c.to_digit(10)) {
+                cursor.next();
+                number = number.saturating_mul(10).saturating_add(digit);
+            }
+            return match cursor.next() {
+                Some('r') => scan_radix_integer(cursor, number),
+                Some('=') => Ok(Hash::LabelDefinition),
+                Some('#') => Err(LexError::new(
+                    codes::READER_LABEL,
+                    "Reader labels (#N= and #N#) are not supported in script",
+                )),
+                _ => Err(LexError::invalid("#")),
+            };
+        }
+        cursor.next();
+        match c {
+            '\'' => Ok(Hash::Function),
+            '(' => Ok(Hash::Propertized),
+            '[' => Ok(Hash::Unsupported("compiled-function")),
+            '^' if cursor.eat('[') => Ok(Hash::Unsupported("char-table")),
+            '^' if cursor.eat('^') && cursor.eat('[') => Ok(Hash::Unsupported("sub-char-table")),
+            's' if cursor.eat('(') => Ok(Hash::Record),
+            '&' => {
+                let digits = cursor.rest().bytes().take_while(u8::is_ascii_digit).count();
+                cursor.position += digits;
+                if digits > 0 && cursor.eat('"') {
+                    scan_string_body(cursor)?;
+                    Err(LexError::unsupported("bool-vector"))
+                } else {
+                    Err(LexError::invalid("#&"))
+                }
+            }
+            '#' => Ok(Hash::Symbol {
+                name: String::new(),
+                uninterned: false,
+            }),
+            ':' | '_' => {
+                let mut name = String::new();
+                scan_symbol_chars(cursor, &mut name)?;
+                Ok(Hash::Symbol {
+                    name,
+                    uninterned: c == ':',
+                })
+            }
+            '^' => Err(LexError::invalid("#^")),
+            's' => Err(LexError::invalid("#s")),
+            _ => Err(LexError::invalid("#")),
+        }
+    })
+}
+
+/// An integer literal under the number-bit budget: `|n| < 2^number_bits`.
+fn integer(
+    negative: bool,
+    digits: &str,
+    radix: u32,
+    number_bits: u64,
+) -> Result<SexpKind, LexError> {
+    let over = || {
+        let mut error = LexError::new(
+            codes::INTEGER_BUDGET,
+            format!("Guest integer exceeds its {number_bits} bit budget"),
+        );
+        error.kind = ErrorKind::Value;
+        error
+    };
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Ok(SexpKind::Int(0));
+    }
+    // Reject hopelessly long literals before converting: the value is at least
+    // radix^(len-1) >= 2^(floor(log2 radix) * (len-1)).
+    let floor_log2 = u64::from(31 - radix.max(2).leading_zeros());
+    let length = u64::try_from(digits.len()).unwrap_or(u64::MAX);
+    if length.saturating_sub(1).saturating_mul(floor_log2) >= number_bits {
+        return Err(over());
+    }
+    let magnitude = BigUint::parse_bytes(digits.as_bytes(), radix).ok_or_else(over)?;
+    if magnitude.bits() > number_bits {
+        return Err(over());
+    }
+    let value = BigInt::from_biguint(if negative { Sign::Minus } else { Sign::Plus }, magnitude);
+    Ok(match i64::try_from(&value) {
+        Ok(small) => SexpKind::Int(small),
+        Err(_) => SexpKind::Big(Arc::new(value)),
+    })
+}
+
+fn span_of(range: &std::ops::Range<usize>) -> Span {
+    let clamp = |offset: usize| u32::try_from(offset).unwrap_or(u32::MAX);
+    Span::new(clamp(range.start), clamp(range.end))
+}
+
+/// The tokens of `source` and the diagnostics of every token that failed.
+pub fn lex(
+    source: &str,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
+    let raw: Vec<(Result<Raw, LexError>, Span)> = Raw::lexer(source)
+        .spanned()
+        .map(|(token, range)| (token, span_of(&range)))
+        .collect();
+    let mut tokens = Vec::with_capacity(raw.len());
+    let mut diagnostics = Vec::new();
+    let symbol = |name: &str, uninterned: bool, interner: &mut Interner| match name {
+        "nil" => SexpKind::Nil,
+        "t" => SexpKind::T,
+        _ if uninterned => SexpKind::Sym(interner.gensym(name)),
+        _ => SexpKind::Sym(interner.intern(name)),
+    };
+    for (index, (token, span)) in raw.iter().enumerate() {
+        let cooked: Result<Token, LexError> = match token {
+            Err(error) => Err(error.clone()),
+            Ok(Raw::Open) => Ok(Token::Open),
+            Ok(Raw::Close) => Ok(Token::Close),
+            Ok(Raw::OpenVector) => Ok(Token::OpenVector),
+            Ok(Raw::CloseVector) => Ok(Token::CloseVector),
+            Ok(Raw::Quote) => Ok(Token::Prefix(well_known::QUOTE)),
+            Ok(Raw::Backquote) => Ok(Token::Prefix(well_known::BACKQUOTE)),
+            Ok(Raw::Unquote) => Ok(Token::Prefix(well_known::UNQUOTE)),
+            Ok(Raw::Splice) => Ok(Token::Prefix(well_known::SPLICE)),
+            Ok(Raw::Str(text)) => Ok(Token::Atom(SexpKind::Str(Arc::from(text.as_str())))),
+            Ok(Raw::Character(code)) => {
+                let negative = *code < 0;
+                integer(
+                    negative,
+                    &code.unsigned_abs().to_string(),
+                    10,
+                    limits.number_bits,
+                )
+                .map(Token::Atom)
+            }
+            Ok(Raw::Atom(AtomText { text, escaped })) => match (*escaped, classify_number(text)) {
+                (false, Some(NumberText::Integer { negative, digits })) => {
+                    integer(negative, digits, 10, limits.number_bits).map(Token::Atom)
+                }
+                (false, Some(NumberText::Float(f))) => Ok(Token::Atom(SexpKind::Float(f))),
+                _ if !escaped && text == "." => Ok(Token::Dot),
+                _ => Ok(Token::Atom(symbol(text, false, interner))),
+            },
+            Ok(Raw::Hash(hash)) => match hash {
+                Hash::Function => Ok(Token::Prefix(interner.intern("function"))),
+                Hash::Propertized => Ok(Token::OpenPropertized),
+                Hash::Unsupported(type_name) => Ok(Token::OpenUnsupported {
+                    type_name,
+                    bracket: true,
+                }),
+                Hash::Record => {
+                    let next = raw.get(index + 1).map(|(token, _)| token);
+                    let hash_table = matches!(
+                        next,
+                        Some(Ok(Raw::Atom(AtomText { text, .. }))) if text == "hash-table"
+                    );
+                    Ok(Token::OpenUnsupported {
+                        type_name: if hash_table { "hash-table" } else { "record" },
+                        bracket: false,
+                    })
+                }
+                Hash::Integer {
+                    radix,
+                    negative,
+                    digits,
+                } => integer(*negative, digits, *radix, limits.number_bits).map(Token::Atom),
+                Hash::Symbol { name, uninterned } => {
+                    Ok(Token::Atom(symbol(name, *uninterned, interner)))
+                }
+                Hash::LabelDefinition => {
+                    diagnostics.push(Diagnostic::new(
+                        codes::READER_LABEL,
+                        ErrorKind::Script,
+                        "Reader labels (#N= and #N#) are not supported in script",
+                        *span,
+                    ));
+                    continue;
+                }
+            },
+        };
+        match cooked {
+            Ok(token) => tokens.push((token, *span)),
+            Err(error) => {
+                diagnostics.push(Diagnostic::new(
+                    error.code,
+                    error.kind,
+                    error.message,
+                    *span,
+                ));
+                tokens.push((Token::Error, *span));
+            }
+        }
+    }
+    (tokens, diagnostics)
+}

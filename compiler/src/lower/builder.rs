@@ -1,0 +1,222 @@
+//! Per-function emission state: the instruction buffer with its span side table, the
+//! stack-discipline register allocator, lexical scopes, and the capture list.
+//!
+//! Invariants:
+//! - Registers are allocated as a stack: `alloc` takes the next free register, `release`
+//!   returns to a mark. A call's argument block is always allocated last, so nothing live
+//!   sits above it. `high_water` is the window size the function needs.
+//! - Every emitted instruction records the span of the form being lowered.
+//! - Jumps are emitted with placeholder offsets and patched once their target is known.
+
+use ptc_vm::Span;
+use ptc_vm::isa::{Op, Reg};
+use ptc_vm::program::{Capture, Function};
+use ptc_vm::symbol::Symbol;
+
+/// Where a variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Location {
+    /// Directly in a register.
+    Register(Reg),
+    /// In a heap cell named by a register (captured by some closure).
+    Cell(Reg),
+    /// In a cell captured by the enclosing closure.
+    Upvalue(u16),
+}
+
+/// A label for a jump whose target is not known yet.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Patch(usize);
+
+/// The function being emitted.
+#[derive(Debug)]
+pub(crate) struct FunctionBuilder {
+    pub(crate) name: String,
+    pub(crate) code: Vec<Op>,
+    pub(crate) spans: Vec<Span>,
+    next_register: u32,
+    high_water: u32,
+    scopes: Vec<(Symbol, Location)>,
+    /// Captured outer variables: the variable's symbol, the binding's identity in the
+    /// enclosing function, and where the enclosing function holds it.
+    pub(crate) captures: Vec<(Symbol, usize, Capture)>,
+    pub(crate) span: Span,
+    pub(crate) required: u8,
+    pub(crate) optional: u8,
+    pub(crate) rest: bool,
+}
+
+/// The register window of one function may not exceed this many registers.
+pub(crate) const MAX_REGISTERS: u32 = u16::MAX as u32;
+
+impl FunctionBuilder {
+    pub(crate) fn new(name: String, span: Span) -> Self {
+        FunctionBuilder {
+            name,
+            code: Vec::new(),
+            spans: Vec::new(),
+            next_register: 0,
+            high_water: 0,
+            scopes: Vec::new(),
+            captures: Vec::new(),
+            span,
+            required: 0,
+            optional: 0,
+            rest: false,
+        }
+    }
+
+    /// Emits `op` at the current span and returns its pc.
+    pub(crate) fn emit(&mut self, op: Op) -> usize {
+        self.code.push(op);
+        self.spans.push(self.span);
+        self.code.len() - 1
+    }
+
+    /// The pc the next instruction will get.
+    pub(crate) fn here(&self) -> usize {
+        self.code.len()
+    }
+
+    /// Emits a jump-like op whose offset is patched later with [`FunctionBuilder::patch`].
+    pub(crate) fn emit_jump(&mut self, op: Op) -> Patch {
+        Patch(self.emit(op))
+    }
+
+    /// Points the jump at `patch` to the next instruction emitted.
+    pub(crate) fn patch_here(&mut self, patch: Patch) -> Result<(), String> {
+        let target = self.here();
+        self.patch_to(patch, target)
+    }
+
+    /// Points the jump at `patch` to `target`.
+    pub(crate) fn patch_to(&mut self, patch: Patch, target: usize) -> Result<(), String> {
+        let offset = offset_between(patch.0, target)?;
+        let Some(op) = self.code.get_mut(patch.0) else {
+            return Err("patch out of range".into());
+        };
+        match op {
+            Op::Jump { offset: o }
+            | Op::JumpIfNil { offset: o, .. }
+            | Op::JumpIfNotNil { offset: o, .. } => *o = offset,
+            Op::JumpIfNotLess { offset: o, .. } => {
+                *o = i16::try_from(offset)
+                    .map_err(|_| "jump too far for a fused compare".to_owned())?;
+            }
+            _ => return Err("patched instruction is not a jump".into()),
+        }
+        Ok(())
+    }
+
+    /// Emits a backward jump to `target`.
+    pub(crate) fn jump_back(&mut self, target: usize) -> Result<(), String> {
+        let pc = self.here();
+        let offset = offset_between(pc, target)?;
+        self.emit(Op::Jump { offset });
+        Ok(())
+    }
+
+    /// A fresh register.
+    pub(crate) fn alloc(&mut self) -> Result<Reg, String> {
+        let reg = self.next_register;
+        if reg >= MAX_REGISTERS {
+            return Err(format!(
+                "Script needs more than {MAX_REGISTERS} registers in one function"
+            ));
+        }
+        self.next_register += 1;
+        self.high_water = self.high_water.max(self.next_register);
+        Ok(Reg(
+            u16::try_from(reg).map_err(|_| "register overflow".to_owned())?
+        ))
+    }
+
+    /// `count` fresh contiguous registers; the first one.
+    pub(crate) fn alloc_block(&mut self, count: usize) -> Result<Reg, String> {
+        let first = self.alloc()?;
+        for _ in 1..count {
+            self.alloc()?;
+        }
+        Ok(first)
+    }
+
+    /// The current allocation mark.
+    pub(crate) fn mark(&self) -> u32 {
+        self.next_register
+    }
+
+    /// Frees every register allocated after `mark`.
+    pub(crate) fn release(&mut self, mark: u32) {
+        self.next_register = mark.min(self.next_register);
+    }
+
+    /// The register window size.
+    pub(crate) fn registers(&self) -> u16 {
+        u16::try_from(self.high_water).unwrap_or(u16::MAX)
+    }
+
+    /// Binds `symbol` at `location` in the innermost scope.
+    pub(crate) fn bind(&mut self, symbol: Symbol, location: Location) {
+        self.scopes.push((symbol, location));
+    }
+
+    /// The scope depth, to restore with [`FunctionBuilder::unbind_to`].
+    pub(crate) fn scope_mark(&self) -> usize {
+        self.scopes.len()
+    }
+
+    /// Drops bindings made after `mark`.
+    pub(crate) fn unbind_to(&mut self, mark: usize) {
+        self.scopes.truncate(mark);
+    }
+
+    /// The innermost binding of `symbol` in this function, with its identity (its index in
+    /// the scope stack).
+    pub(crate) fn lookup(&self, symbol: Symbol) -> Option<(usize, Location)> {
+        self.scopes
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, (s, _))| *s == symbol)
+            .map(|(i, (_, l))| (i, *l))
+    }
+
+    /// Makes sure the binding `identity` of the enclosing function, held there at `from`,
+    /// is captured; returns its upvalue index.
+    pub(crate) fn capture(
+        &mut self,
+        symbol: Symbol,
+        identity: usize,
+        from: Capture,
+    ) -> Result<u16, String> {
+        if let Some(index) = self
+            .captures
+            .iter()
+            .position(|(s, i, _)| *s == symbol && *i == identity)
+        {
+            return u16::try_from(index).map_err(|_| "too many captures".to_owned());
+        }
+        self.captures.push((symbol, identity, from));
+        u16::try_from(self.captures.len() - 1).map_err(|_| "too many captures".to_owned())
+    }
+
+    /// The finished function.
+    pub(crate) fn finish(self) -> Function {
+        Function {
+            registers: self.registers().max(1),
+            name: self.name,
+            code: self.code,
+            spans: self.spans,
+            required: self.required,
+            optional: self.optional,
+            rest: self.rest,
+            captures: self.captures.into_iter().map(|(_, _, c)| c).collect(),
+        }
+    }
+}
+
+fn offset_between(from: usize, target: usize) -> Result<i32, String> {
+    let from = i64::try_from(from).map_err(|_| "pc overflow".to_owned())? + 1;
+    let target = i64::try_from(target).map_err(|_| "pc overflow".to_owned())?;
+    i32::try_from(target - from).map_err(|_| "jump too far".to_owned())
+}

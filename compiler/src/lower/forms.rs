@@ -1,0 +1,555 @@
+//! Open-coded special forms: control flow, bindings, closures, higher-order calls and
+//! parallel batches. Shapes and messages follow the dialect reference
+//! (`spec/reference/special-forms.md`); lenient corners (`(if)`, `(setq x)`,
+//! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
+
+use super::builder::{FunctionBuilder, Location};
+use super::{
+    Lowered, Lowerer, Operator, Params, Special, is_atom, lambda_symbols, limit, set_arity,
+};
+use crate::ast::{Sexp, SexpKind};
+use ptc_vm::Value;
+use ptc_vm::isa::{FuncIdx, Op, Reg};
+use ptc_vm::symbol::Symbol;
+
+impl Lowerer<'_> {
+    pub(super) fn special(
+        &mut self,
+        special: Special,
+        form: &Sexp,
+        args: &[Sexp],
+        dst: Reg,
+        tail: bool,
+    ) -> Lowered {
+        match special {
+            Special::Quote => match args.first() {
+                Some(quoted) => self.load_constant(dst, quoted.to_value()),
+                None => {
+                    self.emit(Op::LoadNil { dst })?;
+                    Ok(())
+                }
+            },
+            Special::If => self.lower_if(args, dst, tail),
+            Special::Progn => self.progn(args, dst, tail),
+            Special::Cond => self.lower_cond(args, dst, tail),
+            Special::And => self.lower_and_or(args, dst, tail, true),
+            Special::Or => self.lower_and_or(args, dst, tail, false),
+            Special::Let => self.lower_let(args, dst, tail, false),
+            Special::LetStar => self.lower_let(args, dst, tail, true),
+            Special::Setq => self.lower_setq(args, dst),
+            Special::While => self.lower_while(args, dst),
+            Special::Lambda => self.lower_lambda(form, args, dst),
+            Special::Funcall => self.lower_funcall(args, dst, false),
+            Special::Apply => self.lower_funcall(args, dst, true),
+            Special::Mapcar => self.lower_mapcar(args, dst),
+            Special::Parallel => self.lower_parallel(args, dst),
+            Special::ParallelMap => self.lower_parallel_map(args, dst),
+            Special::Definition => {
+                let name = form
+                    .head_symbol()
+                    .map_or("defun", |s| self.name(s))
+                    .to_owned();
+                self.fail(format!("'{name}' is only allowed as a top-level form"))
+            }
+        }
+    }
+
+    /// Emits `test` and a jump taken when it is nil; returns the jump to patch.
+    fn jump_if_false(&mut self, test: &Sexp) -> Lowered<super::builder::Patch> {
+        let mark = self.mark()?;
+        if let Some((lhs, rhs, swapped)) = self.comparison(test) {
+            let (a, b) = self.two_operands(lhs, rhs)?;
+            let (lhs, rhs) = if swapped { (b, a) } else { (a, b) };
+            let patch = self.current()?.emit_jump(Op::JumpIfNotLess {
+                lhs,
+                rhs,
+                offset: 0,
+            });
+            self.release(mark)?;
+            return Ok(patch);
+        }
+        let src = self.operand(test)?;
+        let patch = self.current()?.emit_jump(Op::JumpIfNil { src, offset: 0 });
+        self.release(mark)?;
+        Ok(patch)
+    }
+
+    /// `(< a b)` or `(> a b)` with the primitive meaning: the operands, and whether they
+    /// swap.
+    fn comparison<'f>(&self, test: &'f Sexp) -> Option<(&'f Sexp, &'f Sexp, bool)> {
+        let items = test.as_list()?;
+        let [head, lhs, rhs] = items else { return None };
+        let symbol = head.as_symbol()?;
+        let Operator::Primitive(prim) = self.operator(symbol) else {
+            return None;
+        };
+        match ptc_vm::prims::PRIMITIVES.get(prim.as_usize())?.name {
+            "<" => Some((lhs, rhs, false)),
+            ">" => Some((lhs, rhs, true)),
+            _ => None,
+        }
+    }
+
+    fn lower_if(&mut self, args: &[Sexp], dst: Reg, tail: bool) -> Lowered {
+        let Some((test, rest)) = args.split_first() else {
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        };
+        let else_jump = self.jump_if_false(test)?;
+        match rest.split_first() {
+            Some((then, _)) => self.expr(then, dst, tail)?,
+            None => {
+                self.emit(Op::LoadNil { dst })?;
+            }
+        }
+        let end_jump = self.current()?.emit_jump(Op::Jump { offset: 0 });
+        self.patch_here(else_jump)?;
+        self.progn(rest.get(1..).unwrap_or(&[]), dst, tail)?;
+        self.patch_here(end_jump)
+    }
+
+    fn lower_cond(&mut self, clauses: &[Sexp], dst: Reg, tail: bool) -> Lowered {
+        let mut ends = Vec::new();
+        for clause in clauses {
+            let Some(items) = clause.as_list() else {
+                if matches!(clause.kind, SexpKind::Nil) {
+                    continue;
+                }
+                let message = format!("Wrong type argument: listp, {}", self.show(clause));
+                self.fail(message)?;
+                break;
+            };
+            let Some((test, body)) = items.split_first() else {
+                continue;
+            };
+            if body.is_empty() {
+                self.expr(test, dst, false)?;
+                ends.push(self.current()?.emit_jump(Op::JumpIfNotNil {
+                    src: dst,
+                    offset: 0,
+                }));
+            } else {
+                let next = self.jump_if_false(test)?;
+                self.progn(body, dst, tail)?;
+                ends.push(self.current()?.emit_jump(Op::Jump { offset: 0 }));
+                self.patch_here(next)?;
+            }
+        }
+        self.emit(Op::LoadNil { dst })?;
+        for end in ends {
+            self.patch_here(end)?;
+        }
+        Ok(())
+    }
+
+    fn lower_and_or(&mut self, forms: &[Sexp], dst: Reg, tail: bool, and: bool) -> Lowered {
+        let Some((last, init)) = forms.split_last() else {
+            self.emit(if and {
+                Op::LoadT { dst }
+            } else {
+                Op::LoadNil { dst }
+            })?;
+            return Ok(());
+        };
+        let mut ends = Vec::new();
+        for form in init {
+            self.expr(form, dst, false)?;
+            let op = if and {
+                Op::JumpIfNil {
+                    src: dst,
+                    offset: 0,
+                }
+            } else {
+                Op::JumpIfNotNil {
+                    src: dst,
+                    offset: 0,
+                }
+            };
+            ends.push(self.current()?.emit_jump(op));
+        }
+        self.expr(last, dst, tail)?;
+        for end in ends {
+            self.patch_here(end)?;
+        }
+        Ok(())
+    }
+
+    fn lower_let(&mut self, args: &[Sexp], dst: Reg, tail: bool, sequential: bool) -> Lowered {
+        let Some((bindings, body)) = args.split_first() else {
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        };
+        let form_name = if sequential { "let*" } else { "let" };
+        let bindings: &[Sexp] = match &bindings.kind {
+            SexpKind::Nil => &[],
+            SexpKind::List(items) => items,
+            _ => {
+                let message = format!("Wrong type argument: listp, {}", self.show(bindings));
+                return self.fail(message);
+            }
+        };
+        let captured = lambda_symbols(body);
+        let scope = self.current()?.scope_mark();
+        let mut pending: Vec<(Symbol, Reg)> = Vec::new();
+        for binding in bindings {
+            let (name, init) = match &binding.kind {
+                SexpKind::List(items) => (items.first(), items.get(1)),
+                _ => (Some(binding), None),
+            };
+            let reg = self.alloc()?;
+            match init {
+                Some(init) => self.expr(init, reg, false)?,
+                None => {
+                    self.emit(Op::LoadNil { dst: reg })?;
+                }
+            }
+            let symbol = match name.map(|n| &n.kind) {
+                Some(SexpKind::Sym(symbol)) if !symbol.is_keyword() => *symbol,
+                _ => {
+                    let shown = name.map_or_else(|| "nil".to_owned(), |n| self.show(n));
+                    return self.fail(format!("'{form_name}': bad binding name {shown}"));
+                }
+            };
+            if sequential {
+                self.bind_local(symbol, reg, captured.contains(&symbol))?;
+            } else {
+                pending.push((symbol, reg));
+            }
+        }
+        for (symbol, reg) in pending {
+            self.bind_local(symbol, reg, captured.contains(&symbol))?;
+        }
+        let result = self.progn(body, dst, tail);
+        self.current()?.unbind_to(scope);
+        result
+    }
+
+    /// Binds `symbol` to the value in `reg`, boxing it when a lambda may capture it.
+    fn bind_local(&mut self, symbol: Symbol, reg: Reg, boxed: bool) -> Lowered {
+        let location = if boxed {
+            self.emit(Op::NewCell { dst: reg, src: reg })?;
+            Location::Cell(reg)
+        } else {
+            Location::Register(reg)
+        };
+        self.current()?.bind(symbol, location);
+        Ok(())
+    }
+
+    fn lower_setq(&mut self, args: &[Sexp], dst: Reg) -> Lowered {
+        if args.is_empty() {
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        }
+        for pair in args.chunks(2) {
+            let [target, rest @ ..] = pair else { continue };
+            let value = rest.first();
+            let symbol = match target.kind {
+                SexpKind::Sym(symbol) if !symbol.is_keyword() => symbol,
+                _ => {
+                    let message = format!("'setq': bad variable name {}", self.show(target));
+                    return self.fail(message);
+                }
+            };
+            let location = self.resolve(symbol)?;
+            match location {
+                Some(Location::Register(reg))
+                    if value.is_none_or(|v| self.writes_destination_last(v)) =>
+                {
+                    match value {
+                        Some(value) => self.expr(value, reg, false)?,
+                        None => {
+                            self.emit(Op::LoadNil { dst: reg })?;
+                        }
+                    }
+                    if reg != dst {
+                        self.emit(Op::Move { dst, src: reg })?;
+                    }
+                }
+                _ => {
+                    match value {
+                        Some(value) => self.expr(value, dst, false)?,
+                        None => {
+                            self.emit(Op::LoadNil { dst })?;
+                        }
+                    }
+                    match location {
+                        Some(Location::Register(reg)) => {
+                            self.emit(Op::Move { dst: reg, src: dst })?;
+                        }
+                        Some(Location::Cell(cell)) => {
+                            self.emit(Op::StoreCell { cell, src: dst })?;
+                        }
+                        Some(Location::Upvalue(idx)) => {
+                            self.emit(Op::StoreUpval { idx, src: dst })?;
+                        }
+                        None => {
+                            let message = format!("'setq': unbound variable {}", self.name(symbol));
+                            return self.fail(message);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn lower_while(&mut self, args: &[Sexp], dst: Reg) -> Lowered {
+        let Some((test, body)) = args.split_first() else {
+            // (while) loops forever on nil? The original evaluates a missing test as nil.
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        };
+        let top = self.current()?.here();
+        let exit = self.jump_if_false(test)?;
+        for form in body {
+            let mark = self.mark()?;
+            let scratch = self.alloc()?;
+            self.expr(form, scratch, false)?;
+            self.release(mark)?;
+        }
+        let span = self.current()?.span;
+        self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
+        self.patch_here(exit)?;
+        self.emit(Op::LoadNil { dst })?;
+        Ok(())
+    }
+
+    /// Whether lowering `form` into a variable's own register is safe: atoms and calls of
+    /// functions, primitives and tools write their destination only after every operand
+    /// was read; special forms like `cond` or `and` may write it early.
+    fn writes_destination_last(&self, form: &Sexp) -> bool {
+        is_atom(form)
+            || form.head_symbol().is_some_and(|s| {
+                matches!(
+                    self.operator(s),
+                    Operator::Function(_) | Operator::Primitive(_) | Operator::Tool(_)
+                )
+            })
+    }
+
+    /// Compiles a nested function for `(lambda PARAMS BODY...)` and returns its index.
+    fn nested_function(
+        &mut self,
+        params: &Params,
+        body: &[Sexp],
+        span: ptc_vm::Span,
+    ) -> Lowered<FuncIdx> {
+        let mut builder = FunctionBuilder::new("lambda".into(), span);
+        set_arity(&mut builder, params, span)?;
+        self.stack.push(builder);
+        self.bind_params(params, body)?;
+        let result = self.alloc()?;
+        self.progn(body, result, true)?;
+        self.emit(Op::Return { src: result })?;
+        let builder = self
+            .stack
+            .pop()
+            .ok_or_else(|| super::internal("function stack", span))?;
+        let index = self.functions.len();
+        self.functions.push(Some(builder.finish()));
+        let index = u16::try_from(index)
+            .map_err(|_| limit("Script has more than 65535 functions".into(), span))?;
+        Ok(FuncIdx(index))
+    }
+
+    fn lower_lambda(&mut self, form: &Sexp, args: &[Sexp], dst: Reg) -> Lowered {
+        let nil = Sexp::new(SexpKind::Nil, form.span);
+        let (params_form, body) = args.split_first().unwrap_or((&nil, &[]));
+        let params = match (self.parse_params)(params_form, self.interner) {
+            Ok(params) => params,
+            Err(message) => return self.fail(message),
+        };
+        let func = self.nested_function(&params, body, form.span)?;
+        self.emit(Op::MakeClosure { dst, func })?;
+        Ok(())
+    }
+
+    fn lower_funcall(&mut self, args: &[Sexp], dst: Reg, apply: bool) -> Lowered {
+        let Some((function, rest)) = args.split_first() else {
+            let name = if apply { "apply" } else { "funcall" };
+            return self.fail(format!("Wrong number of arguments: {name}, 0"));
+        };
+        let callee = self.alloc()?;
+        self.expr(function, callee, false)?;
+        self.emit(Op::CheckCallable { src: callee })?;
+        let (first, argc) = if apply && rest.is_empty() {
+            let reg = self.alloc()?;
+            self.emit(Op::LoadNil { dst: reg })?;
+            (reg, 1)
+        } else {
+            self.arguments(rest)?
+        };
+        if apply {
+            self.emit(Op::ApplyValue {
+                dst,
+                callee,
+                args: first,
+                argc,
+            })?;
+        } else {
+            self.emit(Op::CallValue {
+                dst,
+                callee,
+                args: first,
+                argc,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn lower_mapcar(&mut self, args: &[Sexp], dst: Reg) -> Lowered {
+        let [function, list] = args else {
+            return self.fail(format!("Wrong number of arguments: mapcar, {}", args.len()));
+        };
+        let callee = self.alloc()?;
+        self.expr(function, callee, false)?;
+        self.emit(Op::CheckCallable { src: callee })?;
+        let rest = self.alloc()?;
+        self.expr(list, rest, false)?;
+        let msg = self.constant(Value::string("'mapcar': expects a list"))?;
+        self.emit(Op::AssertList { src: rest, msg })?;
+        let acc = self.alloc()?;
+        self.emit(Op::LoadNil { dst: acc })?;
+        let item = self.alloc()?;
+        let top = self.current()?.here();
+        let exit = self.current()?.emit_jump(Op::JumpIfNil {
+            src: rest,
+            offset: 0,
+        });
+        self.emit(Op::Car {
+            dst: item,
+            src: rest,
+        })?;
+        self.emit(Op::CallValue {
+            dst: item,
+            callee,
+            args: item,
+            argc: 1,
+        })?;
+        self.emit(Op::Cons {
+            dst: acc,
+            lhs: item,
+            rhs: acc,
+        })?;
+        self.emit(Op::Cdr {
+            dst: rest,
+            src: rest,
+        })?;
+        let span = self.current()?.span;
+        self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
+        self.patch_here(exit)?;
+        self.emit(Op::ReverseList { dst, src: acc })?;
+        Ok(())
+    }
+
+    /// The tool of a `parallel` entry, or `None` when the entry is not one direct call.
+    fn batch_entry<'f>(&self, entry: &'f Sexp) -> Option<(ptc_vm::isa::ToolIdx, &'f [Sexp])> {
+        let items = entry.as_list()?;
+        let (head, args) = items.split_first()?;
+        match self.operator(head.as_symbol()?) {
+            Operator::Tool(tool) => Some((tool, args)),
+            _ => None,
+        }
+    }
+
+    fn lower_parallel(&mut self, entries: &[Sexp], dst: Reg) -> Lowered {
+        if entries.is_empty() {
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        }
+        let mut calls = Vec::with_capacity(entries.len());
+        for entry in entries {
+            match self.batch_entry(entry) {
+                Some(call) => calls.push((entry, call)),
+                None => return self.fail("'parallel': each entry must be one direct tool call"),
+            }
+        }
+        self.emit(Op::BatchBegin)?;
+        for (entry, (tool, args)) in calls {
+            let mark = self.mark()?;
+            let saved = self.current()?.span;
+            self.current()?.span = entry.span;
+            let (first, argc) = self.arguments(args)?;
+            self.emit(Op::BatchPush {
+                tool,
+                args: first,
+                argc,
+            })?;
+            self.current()?.span = saved;
+            self.release(mark)?;
+        }
+        self.emit(Op::BatchEnd { dst })?;
+        Ok(())
+    }
+
+    fn lower_parallel_map(&mut self, args: &[Sexp], dst: Reg) -> Lowered {
+        let [template, list] = args else {
+            return self.fail("'parallel-map': expects a lambda and one list");
+        };
+        let shape = "'parallel-map': lambda must have one parameter and one direct tool call";
+        let Some([head, params, call]) = template
+            .as_list()
+            .and_then(|items| items.get(..3).filter(|_| items.len() == 3))
+        else {
+            return self.fail(shape);
+        };
+        if head.as_symbol() != Some(ptc_vm::symbol::well_known::LAMBDA) {
+            return self.fail(shape);
+        }
+        let parsed = match (self.parse_params)(params, self.interner) {
+            Ok(parsed) => parsed,
+            Err(message) => return self.fail(message),
+        };
+        let param = match (
+            parsed.required.as_slice(),
+            parsed.optional.is_empty(),
+            parsed.rest,
+        ) {
+            ([param], true, None) => *param,
+            _ => return self.fail(shape),
+        };
+        let Some((tool, call_args)) = self.batch_entry(call) else {
+            return self.fail("'parallel': each entry must be one direct tool call");
+        };
+        self.emit(Op::BatchBegin)?;
+        let rest = self.alloc()?;
+        self.expr(list, rest, false)?;
+        let msg = self.constant(Value::string("'parallel-map': expects a list"))?;
+        self.emit(Op::AssertList { src: rest, msg })?;
+        let top = self.current()?.here();
+        let exit = self.current()?.emit_jump(Op::JumpIfNil {
+            src: rest,
+            offset: 0,
+        });
+        let mark = self.mark()?;
+        let scope = self.current()?.scope_mark();
+        let item = self.alloc()?;
+        self.emit(Op::Car {
+            dst: item,
+            src: rest,
+        })?;
+        let boxed = lambda_symbols(call_args).contains(&param);
+        self.bind_local(param, item, boxed)?;
+        let saved = self.current()?.span;
+        self.current()?.span = call.span;
+        let (first, argc) = self.arguments(call_args)?;
+        self.emit(Op::BatchPush {
+            tool,
+            args: first,
+            argc,
+        })?;
+        self.current()?.span = saved;
+        self.current()?.unbind_to(scope);
+        self.release(mark)?;
+        self.emit(Op::Cdr {
+            dst: rest,
+            src: rest,
+        })?;
+        let span = self.current()?.span;
+        self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
+        self.patch_here(exit)?;
+        self.emit(Op::BatchEnd { dst })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,767 @@
+//! Lowering: expanded, preflighted forms become a verified [`ptc_vm::Program`].
+//!
+//! Input is the script after definition collection, preflight and expansion: no
+//! transformer or macro call remains in an evaluated position. Each form lowers into a
+//! destination register ([`Lowerer::expr`]); special forms are open-coded with jumps;
+//! calls of script functions, primitives and tools use contiguous argument blocks; a
+//! handful of primitives (`+ - < = eq car cdr cons null not`) use fast-path instructions
+//! with the same semantics.
+//!
+//! Errors the original raises only when a form is *reached* (unbound variables, bad `let`
+//! names, unknown operators produced by macros, bad lambda lists, malformed special forms)
+//! lower to a `Fail` instruction at that point, so dead code never fails. Errors of the
+//! program as a whole (more than 255 arguments in one call, more registers than the
+//! window allows) are diagnostics.
+//!
+//! Variables live in registers unless a `lambda` inside their scope mentions them; those
+//! live in heap cells so that closures capture variables, not values. The capture test is
+//! conservative (any mention inside any nested lambda), which only costs speed.
+
+mod builder;
+mod forms;
+
+use crate::ast::{Sexp, SexpKind};
+use crate::diagnostic::Diagnostic;
+use builder::{FunctionBuilder, Location, Patch};
+use ptc_vm::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
+use ptc_vm::print::{self, Style};
+use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
+use ptc_vm::symbol::{Interner, Symbol};
+use ptc_vm::{ErrorKind, Program, Span, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+pub use crate::lambda_list::LambdaList as Params;
+
+/// Parses a lambda list form, or gives the dialect's message for a bad one.
+pub type ParamParser<'a> = &'a dyn Fn(&Sexp, &Interner) -> Result<Params, String>;
+
+/// One script function to lower.
+#[derive(Debug, Clone)]
+pub struct FunctionDef<'a> {
+    /// Its name.
+    pub name: Symbol,
+    /// Its parameters.
+    pub params: Params,
+    /// Its (expanded) body forms.
+    pub body: &'a [Sexp],
+    /// The span of the definition.
+    pub span: Span,
+}
+
+/// Everything lowering needs.
+#[derive(Debug)]
+pub struct LowerInput<'a> {
+    /// The script's symbol table; moved into the program.
+    pub interner: Interner,
+    /// Script functions, in definition order.
+    pub functions: Vec<FunctionDef<'a>>,
+    /// Names of script macros (not usable as function values).
+    pub macros: Vec<Symbol>,
+    /// The (expanded) body forms of the script.
+    pub body: &'a [Sexp],
+    /// The span of the whole script.
+    pub span: Span,
+    /// Roster tools the script may call, in roster order.
+    pub tools: Vec<String>,
+}
+
+/// The special forms lowering open-codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Special {
+    Quote,
+    If,
+    Progn,
+    Cond,
+    And,
+    Or,
+    Let,
+    LetStar,
+    Setq,
+    While,
+    Lambda,
+    Funcall,
+    Apply,
+    Mapcar,
+    Parallel,
+    ParallelMap,
+    Definition,
+}
+
+const SPECIALS: [(&str, Special); 18] = [
+    ("quote", Special::Quote),
+    ("if", Special::If),
+    ("progn", Special::Progn),
+    ("cond", Special::Cond),
+    ("and", Special::And),
+    ("or", Special::Or),
+    ("let", Special::Let),
+    ("let*", Special::LetStar),
+    ("setq", Special::Setq),
+    ("while", Special::While),
+    ("lambda", Special::Lambda),
+    ("funcall", Special::Funcall),
+    ("apply", Special::Apply),
+    ("mapcar", Special::Mapcar),
+    ("parallel", Special::Parallel),
+    ("parallel-map", Special::ParallelMap),
+    ("defun", Special::Definition),
+    ("defmacro", Special::Definition),
+];
+
+/// What an operator symbol names.
+#[derive(Debug, Clone, Copy)]
+enum Operator {
+    Special(Special),
+    Function(FuncIdx),
+    Macro,
+    Primitive(PrimIdx),
+    Tool(ToolIdx),
+    Unknown,
+}
+
+type Lowered<T = ()> = Result<T, Diagnostic>;
+
+/// Stack that must remain before lowering one more nesting level.
+pub(crate) const RED_ZONE: usize = 128 * 1024;
+/// Stack added when less than [`RED_ZONE`] remains.
+pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
+
+/// Lowers `input` into a verified program, parsing lambda lists with `parse_params`.
+///
+/// # Errors
+/// A diagnostic when the program exceeds a structural limit (255 arguments in one call,
+/// the register window) — or, never for a correct compiler, when the verifier refuses it.
+pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Program, Diagnostic> {
+    let LowerInput {
+        interner,
+        functions,
+        macros,
+        body,
+        span,
+        tools,
+    } = input;
+    let mut lowerer = Lowerer::new(&interner, &functions, &macros, &tools, parse_params);
+    lowerer.functions.push(None);
+    for _ in &functions {
+        lowerer.functions.push(None);
+    }
+    lowerer.lower_function(0, "main".into(), &Params::default(), body, span)?;
+    for (index, def) in functions.iter().enumerate() {
+        let name = interner.name(def.name).unwrap_or("?").to_owned();
+        lowerer.lower_function(index + 1, name, &def.params, def.body, def.span)?;
+    }
+    let mut callables: Vec<(Symbol, Callable)> = Vec::new();
+    for (symbol, operator) in &lowerer.operators {
+        let callable = match operator {
+            Operator::Function(f) => Callable::Function(*f),
+            Operator::Macro => Callable::Macro,
+            Operator::Primitive(p) => Callable::Primitive(*p),
+            Operator::Tool(t) => Callable::Tool(*t),
+            Operator::Special(_) | Operator::Unknown => continue,
+        };
+        callables.push((*symbol, callable));
+    }
+    let constants = std::mem::take(&mut lowerer.constants);
+    let functions: Vec<Function> = lowerer
+        .functions
+        .into_iter()
+        .map(Option::unwrap_or_default_function)
+        .collect();
+    let parts = ProgramParts {
+        functions,
+        constants,
+        tools: tools.iter().map(|t| Arc::from(t.as_str())).collect(),
+        symbols: interner,
+        callables,
+    };
+    Program::new(parts).map_err(|e| {
+        Diagnostic::new(
+            "E0900",
+            ErrorKind::Script,
+            format!("Internal compiler error: {e}"),
+            span,
+        )
+    })
+}
+
+trait UnwrapFunction {
+    fn unwrap_or_default_function(self) -> Function;
+}
+
+impl UnwrapFunction for Option<Function> {
+    fn unwrap_or_default_function(self) -> Function {
+        self.unwrap_or_else(|| Function {
+            name: "missing".into(),
+            code: vec![Op::LoadNil { dst: Reg(0) }, Op::Return { src: Reg(0) }],
+            spans: vec![Span::default(); 2],
+            registers: 1,
+            required: 0,
+            optional: 0,
+            rest: false,
+            captures: Vec::new(),
+        })
+    }
+}
+
+struct Lowerer<'a> {
+    interner: &'a Interner,
+    parse_params: ParamParser<'a>,
+    constants: Vec<Value>,
+    functions: Vec<Option<Function>>,
+    /// Every symbol that names an operator, resolved once.
+    operators: HashMap<Symbol, Operator>,
+    /// The functions being emitted, innermost last.
+    stack: Vec<FunctionBuilder>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(
+        interner: &'a Interner,
+        functions: &[FunctionDef<'_>],
+        macros: &[Symbol],
+        tools: &[String],
+        parse_params: ParamParser<'a>,
+    ) -> Self {
+        let mut operators = HashMap::new();
+        for (index, prim) in ptc_vm::prims::PRIMITIVES.iter().enumerate() {
+            if let (Some(symbol), Ok(index)) = (interner.lookup(prim.name), u8::try_from(index)) {
+                operators.insert(symbol, Operator::Primitive(PrimIdx(index)));
+            }
+        }
+        for (index, tool) in tools.iter().enumerate() {
+            if let (Some(symbol), Ok(index)) = (interner.lookup(tool), u16::try_from(index)) {
+                operators.insert(symbol, Operator::Tool(ToolIdx(index)));
+            }
+        }
+        for (index, def) in functions.iter().enumerate() {
+            if let Ok(index) = u16::try_from(index + 1) {
+                operators.insert(def.name, Operator::Function(FuncIdx(index)));
+            }
+        }
+        for symbol in macros {
+            operators.insert(*symbol, Operator::Macro);
+        }
+        for (name, special) in SPECIALS {
+            if let Some(symbol) = interner.lookup(name) {
+                operators.insert(symbol, Operator::Special(special));
+            }
+        }
+        Lowerer {
+            interner,
+            parse_params,
+            constants: Vec::new(),
+            functions: Vec::new(),
+            operators,
+            stack: Vec::new(),
+        }
+    }
+
+    fn name(&self, symbol: Symbol) -> &str {
+        self.interner.name(symbol).unwrap_or("#<unknown symbol>")
+    }
+
+    fn show(&self, form: &Sexp) -> String {
+        print::to_string(&form.to_value(), Style::Prin1, self.interner)
+    }
+
+    fn current(&mut self) -> Lowered<&mut FunctionBuilder> {
+        let span = Span::default();
+        self.stack
+            .last_mut()
+            .ok_or_else(|| internal("no function", span))
+    }
+
+    fn emit(&mut self, op: Op) -> Lowered<usize> {
+        Ok(self.current()?.emit(op))
+    }
+
+    fn constant(&mut self, value: Value) -> Lowered<ConstIdx> {
+        let index = u32::try_from(self.constants.len())
+            .map_err(|_| internal("constant pool", Span::default()))?;
+        self.constants.push(value);
+        Ok(ConstIdx(index))
+    }
+
+    fn alloc(&mut self) -> Lowered<Reg> {
+        let span = self.current()?.span;
+        self.current()?.alloc().map_err(|m| limit(m, span))
+    }
+
+    fn mark(&mut self) -> Lowered<u32> {
+        Ok(self.current()?.mark())
+    }
+
+    fn release(&mut self, mark: u32) -> Lowered {
+        self.current()?.release(mark);
+        Ok(())
+    }
+
+    fn patch_here(&mut self, patch: Patch) -> Lowered {
+        let span = self.current()?.span;
+        self.current()?
+            .patch_here(patch)
+            .map_err(|m| limit(m, span))
+    }
+
+    /// Emits `Fail` with `message`: the form fails with kind `script` when reached.
+    fn fail(&mut self, message: impl Into<String>) -> Lowered {
+        let msg = self.constant(Value::string(message.into()))?;
+        self.emit(Op::Fail { msg })?;
+        Ok(())
+    }
+
+    /// Lowers one function (the body or a definition) into slot `index`.
+    fn lower_function(
+        &mut self,
+        index: usize,
+        name: String,
+        params: &Params,
+        body: &[Sexp],
+        span: Span,
+    ) -> Lowered {
+        let mut builder = FunctionBuilder::new(name, span);
+        set_arity(&mut builder, params, span)?;
+        self.stack.push(builder);
+        self.bind_params(params, body)?;
+        let result = self.alloc()?;
+        self.progn(body, result, true)?;
+        self.emit(Op::Return { src: result })?;
+        let builder = self
+            .stack
+            .pop()
+            .ok_or_else(|| internal("function stack", span))?;
+        let slot = self
+            .functions
+            .get_mut(index)
+            .ok_or_else(|| internal("function slot", span))?;
+        *slot = Some(builder.finish());
+        Ok(())
+    }
+
+    /// Binds parameters to registers `0..n`, boxing those a nested lambda mentions.
+    fn bind_params(&mut self, params: &Params, body: &[Sexp]) -> Lowered {
+        let captured = lambda_symbols(body);
+        let all: Vec<Symbol> = params
+            .required
+            .iter()
+            .chain(&params.optional)
+            .chain(params.rest.iter())
+            .copied()
+            .collect();
+        for symbol in all {
+            let reg = self.alloc()?;
+            let location = if captured.contains(&symbol) {
+                self.emit(Op::NewCell { dst: reg, src: reg })?;
+                Location::Cell(reg)
+            } else {
+                Location::Register(reg)
+            };
+            self.current()?.bind(symbol, location);
+        }
+        Ok(())
+    }
+
+    /// Where `symbol` lives from the current function, capturing it through every
+    /// enclosing lambda if it belongs to an outer function.
+    fn resolve(&mut self, symbol: Symbol) -> Lowered<Option<Location>> {
+        let depth = self.stack.len();
+        self.resolve_at(depth.saturating_sub(1), symbol)
+    }
+
+    fn resolve_at(&mut self, level: usize, symbol: Symbol) -> Lowered<Option<Location>> {
+        let span = Span::default();
+        let builder = self
+            .stack
+            .get(level)
+            .ok_or_else(|| internal("scope level", span))?;
+        if let Some((_, location)) = builder.lookup(symbol) {
+            return Ok(Some(location));
+        }
+        if let Some(index) = builder.captures.iter().position(|(s, _, _)| *s == symbol) {
+            return Ok(Some(Location::Upvalue(
+                u16::try_from(index).map_err(|_| internal("captures", span))?,
+            )));
+        }
+        if level == 0 || self.is_definition_boundary(level) {
+            return Ok(None);
+        }
+        let Some(outer) = self.resolve_at(level - 1, symbol)? else {
+            return Ok(None);
+        };
+        let from = match outer {
+            Location::Cell(reg) => Capture::Cell(reg),
+            Location::Upvalue(index) => Capture::Upvalue(index),
+            // A variable a lambda mentions is always boxed; reaching here means the
+            // conservative scan missed it, which lowering treats as a compiler bug.
+            Location::Register(_) => {
+                return Err(internal("captured variable is not in a cell", span));
+            }
+        };
+        let identity = self
+            .stack
+            .get(level - 1)
+            .and_then(|b| b.lookup(symbol))
+            .map_or(usize::MAX, |(i, _)| i);
+        let builder = self
+            .stack
+            .get_mut(level)
+            .ok_or_else(|| internal("scope level", span))?;
+        let index = builder
+            .capture(symbol, identity, from)
+            .map_err(|m| limit(m, span))?;
+        Ok(Some(Location::Upvalue(index)))
+    }
+
+    /// Definitions see only their parameters: the stack level right above the body's
+    /// function that belongs to a definition has no enclosing scope.
+    fn is_definition_boundary(&self, level: usize) -> bool {
+        self.stack.get(level).is_some_and(|b| b.name != "lambda")
+    }
+
+    fn operator(&self, symbol: Symbol) -> Operator {
+        self.operators
+            .get(&symbol)
+            .copied()
+            .unwrap_or(Operator::Unknown)
+    }
+
+    /// Lowers `form`, leaving its value in `dst`. In tail position a call of a script
+    /// function replaces the current frame.
+    ///
+    /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
+    /// each level makes sure enough host stack remains, growing it on the heap if not.
+    fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
+        stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
+            let saved = self.current()?.span;
+            self.current()?.span = form.span;
+            let result = self.expr_inner(form, dst, tail);
+            self.current()?.span = saved;
+            result
+        })
+    }
+
+    fn expr_inner(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
+        match &form.kind {
+            SexpKind::Nil => {
+                self.emit(Op::LoadNil { dst })?;
+            }
+            SexpKind::T => {
+                self.emit(Op::LoadT { dst })?;
+            }
+            SexpKind::Int(n) => match i32::try_from(*n) {
+                Ok(value) => {
+                    self.emit(Op::LoadInt { dst, value })?;
+                }
+                Err(_) => self.load_constant(dst, Value::Int(*n))?,
+            },
+            SexpKind::Sym(symbol) if symbol.is_keyword() => {
+                self.load_constant(dst, Value::Sym(*symbol))?;
+            }
+            SexpKind::Sym(symbol) => self.variable(*symbol, dst)?,
+            SexpKind::Big(_) | SexpKind::Float(_) | SexpKind::Str(_) | SexpKind::Vector(_) => {
+                self.load_constant(dst, form.to_value())?;
+            }
+            SexpKind::List(items) => self.compound(form, items, dst, tail)?,
+        }
+        Ok(())
+    }
+
+    fn load_constant(&mut self, dst: Reg, value: Value) -> Lowered {
+        let idx = self.constant(value)?;
+        self.emit(Op::LoadConst { dst, idx })?;
+        Ok(())
+    }
+
+    fn variable(&mut self, symbol: Symbol, dst: Reg) -> Lowered {
+        match self.resolve(symbol)? {
+            Some(Location::Register(reg)) => {
+                if reg != dst {
+                    self.emit(Op::Move { dst, src: reg })?;
+                }
+            }
+            Some(Location::Cell(cell)) => {
+                self.emit(Op::LoadCell { dst, cell })?;
+            }
+            Some(Location::Upvalue(idx)) => {
+                self.emit(Op::LoadUpval { dst, idx })?;
+            }
+            None => {
+                let message = format!("Unbound variable: {}", self.name(symbol));
+                self.fail(message)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The register holding `form`'s value: a plain variable's own register (read-only
+    /// use), or a fresh one it was lowered into.
+    fn operand(&mut self, form: &Sexp) -> Lowered<Reg> {
+        if let SexpKind::Sym(symbol) = form.kind
+            && !symbol.is_keyword()
+            && let Some(Location::Register(reg)) = self.resolve(symbol)?
+        {
+            return Ok(reg);
+        }
+        let reg = self.alloc()?;
+        self.expr(form, reg, false)?;
+        Ok(reg)
+    }
+
+    fn progn(&mut self, forms: &[Sexp], dst: Reg, tail: bool) -> Lowered {
+        let Some((last, init)) = forms.split_last() else {
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        };
+        for form in init {
+            let mark = self.mark()?;
+            let scratch = self.alloc()?;
+            self.expr(form, scratch, false)?;
+            self.release(mark)?;
+        }
+        self.expr(last, dst, tail)
+    }
+
+    /// Lowers each of `forms` into a fresh contiguous block; returns its first register.
+    fn arguments(&mut self, forms: &[Sexp]) -> Lowered<(Reg, u8)> {
+        let span = self.current()?.span;
+        let argc = u8::try_from(forms.len()).map_err(|_| {
+            Diagnostic::new(
+                "E0901",
+                ErrorKind::Input,
+                format!(
+                    "A call has {} arguments; at most 255 are supported",
+                    forms.len()
+                ),
+                span,
+            )
+        })?;
+        let first = self
+            .current()?
+            .alloc_block(forms.len().max(1))
+            .map_err(|m| limit(m, span))?;
+        for (offset, form) in forms.iter().enumerate() {
+            let reg = Reg(first
+                .0
+                .saturating_add(u16::try_from(offset).unwrap_or(u16::MAX)));
+            self.expr(form, reg, false)?;
+        }
+        Ok((first, argc))
+    }
+
+    fn compound(&mut self, form: &Sexp, items: &[Sexp], dst: Reg, tail: bool) -> Lowered {
+        let Some((head, args)) = items.split_first() else {
+            self.emit(Op::LoadNil { dst })?;
+            return Ok(());
+        };
+        let symbol = match head.kind {
+            SexpKind::Sym(symbol) if !symbol.is_keyword() => symbol,
+            _ => {
+                let message = format!("Operator must be a name, not {}", self.show(head));
+                return self.fail(message);
+            }
+        };
+        let mark = self.mark()?;
+        let result = match self.operator(symbol) {
+            Operator::Special(special) => self.special(special, form, args, dst, tail),
+            Operator::Function(func) => {
+                let (first, argc) = self.arguments(args)?;
+                if tail {
+                    self.emit(Op::TailCallFn {
+                        func,
+                        args: first,
+                        argc,
+                    })?;
+                } else {
+                    self.emit(Op::CallFn {
+                        dst,
+                        func,
+                        args: first,
+                        argc,
+                    })?;
+                }
+                Ok(())
+            }
+            Operator::Primitive(prim) => self.primitive(prim, args, dst),
+            Operator::Tool(tool) => {
+                let (first, argc) = self.arguments(args)?;
+                self.emit(Op::CallTool {
+                    dst,
+                    tool,
+                    args: first,
+                    argc,
+                })?;
+                Ok(())
+            }
+            Operator::Macro => {
+                let message = format!("Macro {} was not expanded", self.name(symbol));
+                self.fail(message)
+            }
+            Operator::Unknown => {
+                let message = format!("Void or forbidden function: {}", self.name(symbol));
+                self.fail(message)
+            }
+        };
+        self.release(mark)?;
+        result
+    }
+
+    /// A primitive call, through a fast-path instruction when one exists.
+    fn primitive(&mut self, prim: PrimIdx, args: &[Sexp], dst: Reg) -> Lowered {
+        let name = ptc_vm::prims::PRIMITIVES
+            .get(prim.as_usize())
+            .map_or("", |p| p.name);
+        match (name, args) {
+            ("+", [lhs, rhs]) => {
+                if let Some(imm) = small_int(rhs) {
+                    let lhs = self.operand(lhs)?;
+                    self.emit(Op::AddImm { dst, lhs, imm })?;
+                    return Ok(());
+                }
+                if let Some(imm) = small_int(lhs) {
+                    let rhs = self.operand(rhs)?;
+                    self.emit(Op::AddImm { dst, lhs: rhs, imm })?;
+                    return Ok(());
+                }
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Add { dst, lhs, rhs })?;
+            }
+            ("-", [lhs, rhs]) => {
+                if let Some(imm) = small_int(rhs).and_then(|i| i.checked_neg()) {
+                    let lhs = self.operand(lhs)?;
+                    self.emit(Op::AddImm { dst, lhs, imm })?;
+                    return Ok(());
+                }
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Sub { dst, lhs, rhs })?;
+            }
+            ("<", [lhs, rhs]) => {
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Less { dst, lhs, rhs })?;
+            }
+            (">", [lhs, rhs]) => {
+                // (> a b) is (< b a), evaluated left to right.
+                let (a, b) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Less {
+                    dst,
+                    lhs: b,
+                    rhs: a,
+                })?;
+            }
+            ("=", [lhs, rhs]) => {
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::NumEq { dst, lhs, rhs })?;
+            }
+            ("eq", [lhs, rhs]) => {
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Eq { dst, lhs, rhs })?;
+            }
+            ("cons", [lhs, rhs]) => {
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Cons { dst, lhs, rhs })?;
+            }
+            ("car", [src]) => {
+                let src = self.operand(src)?;
+                self.emit(Op::Car { dst, src })?;
+            }
+            ("cdr", [src]) => {
+                let src = self.operand(src)?;
+                self.emit(Op::Cdr { dst, src })?;
+            }
+            ("null" | "not", [src]) => {
+                let src = self.operand(src)?;
+                self.emit(Op::Not { dst, src })?;
+            }
+            _ => {
+                let (first, argc) = self.arguments(args)?;
+                self.emit(Op::CallPrim {
+                    dst,
+                    prim,
+                    args: first,
+                    argc,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Operands of a binary instruction, evaluated left to right. The left one may use a
+    /// variable's own register only when the right one cannot change that variable.
+    fn two_operands(&mut self, lhs: &Sexp, rhs: &Sexp) -> Lowered<(Reg, Reg)> {
+        let lhs = if is_atom(rhs) {
+            self.operand(lhs)?
+        } else {
+            let reg = self.alloc()?;
+            self.expr(lhs, reg, false)?;
+            reg
+        };
+        let rhs = self.operand(rhs)?;
+        Ok((lhs, rhs))
+    }
+}
+
+/// Sets a builder's arity from `params`.
+fn set_arity(builder: &mut FunctionBuilder, params: &Params, span: Span) -> Lowered {
+    let too_many = || {
+        Diagnostic::new(
+            "E0902",
+            ErrorKind::Input,
+            "A lambda list has more than 255 parameters",
+            span,
+        )
+    };
+    builder.required = u8::try_from(params.required.len()).map_err(|_| too_many())?;
+    builder.optional = u8::try_from(params.optional.len()).map_err(|_| too_many())?;
+    builder.rest = params.rest.is_some();
+    Ok(())
+}
+
+/// A literal integer that fits an immediate operand.
+fn small_int(form: &Sexp) -> Option<i16> {
+    match form.kind {
+        SexpKind::Int(n) => i16::try_from(n).ok(),
+        _ => None,
+    }
+}
+
+fn is_atom(form: &Sexp) -> bool {
+    !matches!(form.kind, SexpKind::List(_))
+}
+
+/// Every symbol mentioned inside any `lambda` form within `forms` (the conservative
+/// capture set). Iterative, so deep forms cannot overflow the host stack.
+pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
+    let mut found = HashSet::new();
+    let mut stack: Vec<(&Sexp, bool)> = forms.iter().map(|f| (f, false)).collect();
+    while let Some((form, inside)) = stack.pop() {
+        match &form.kind {
+            SexpKind::Sym(symbol) if inside => {
+                found.insert(*symbol);
+            }
+            SexpKind::List(items) | SexpKind::Vector(items) => {
+                let is_lambda = items
+                    .first()
+                    .and_then(Sexp::as_symbol)
+                    .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA);
+                for item in items {
+                    stack.push((item, inside || is_lambda));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+fn limit(message: String, span: Span) -> Diagnostic {
+    Diagnostic::new("E0903", ErrorKind::Input, message, span)
+}
+
+fn internal(what: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        "E0900",
+        ErrorKind::Script,
+        format!("Internal compiler error: {what}"),
+        span,
+    )
+}

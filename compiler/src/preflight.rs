@@ -1,0 +1,312 @@
+//! Static preflight (dialect §10): one pass over every definition body and the script
+//! body that reports every problem it can see before anything runs.
+//!
+//! The walk visits evaluated positions only. Atoms are skipped; a list whose head is not
+//! an operator name is walked element by element. Not walked: `quote` forms, the
+//! arguments of the script's own macros, `lambda` parameter lists, `let`/`let*` binding
+//! names (their initialisers are walked), `dolist`/`dotimes` variables (their LIST/COUNT
+//! and bodies are walked); `cond` clauses are walked element-wise; backquote forms are
+//! walked through their real expansion, so malformed templates fail here with the
+//! transformer's own message (kind `script`). Dead branches are not exempt.
+//!
+//! | Code  | Kind        | Message |
+//! |-------|-------------|---------|
+//! | E0301 | preflight   | `Unknown functions: NAME (try: SUGGESTION), NAME2.  Callable names are limited to ...` |
+//! | E0302 | preflight   | `'%s' is only valid inside a backquote template` |
+//! | E0303 | preflight   | `'defun' is only allowed as a top-level form of the script` (or `'defmacro'`) |
+//! | E0304 | preflight   | `Standalone-only tools require one direct call as the entire expression` |
+//! | E0305 | atomic-work | a literal regexp argument outside the bounded subset (the regexp checker's message) |
+//! | E0306 | atomic-work | `'split-string': an empty separator is forbidden` |
+//! | E0307 | input       | `Script nesting exceeds the depth limit of %d` (a backquote expansion too deep) |
+//! | E02xx | script      | backquote template errors, see [`crate::transform`] |
+//!
+//! Diagnostics come in walk order (definition bodies in source order, then the body);
+//! the single unknown-functions diagnostic (unknown names once each, in first-seen order,
+//! with nearest-match suggestions from [`crate::suggest`]) comes last, so the first
+//! diagnostic is the error the original would have raised.
+
+use crate::ast::{Sexp, SexpKind};
+use crate::definitions::{DefinitionKind, Definitions};
+use crate::diagnostic::Diagnostic;
+use crate::direct::DirectCall;
+use crate::expand::expanded_depth_limit;
+use crate::roster::Roster;
+use crate::suggest::suggest;
+use crate::tables::{
+    SPECIAL_FORMS, TRANSFORMERS, is_primitive, is_special_form, is_transformer, name_of,
+};
+use crate::transform::{self, Transformer};
+use ptc_vm::prims::PRIMITIVES;
+use ptc_vm::{Error, ErrorKind, Interner, Limits, Span};
+use std::collections::HashSet;
+
+/// The tail of the unknown-functions message (after the names and a period).
+pub const UNKNOWN_TAIL: &str = "Callable names are limited to the documented special forms and conveniences, the pure data primitives, this script's definitions, and this request's tools";
+
+/// The standalone-only message.
+pub const STANDALONE_MESSAGE: &str =
+    "Standalone-only tools require one direct call as the entire expression";
+
+/// Checks a literal regexp against the bounded subset (dialect §9) without the
+/// input-dependent work estimate: byte budget, subset scan, compile check.
+///
+/// # Errors
+/// A kind `atomic-work` error with the regexp checker's message.
+pub fn check_literal_regexp(pattern: &str, limits: &Limits) -> Result<(), Error> {
+    ptc_vm::regexp::check_subset(pattern, limits)
+}
+
+/// Which arguments (0-based, after the operator) of `primitive` are regexps.
+fn regexp_arguments(primitive: &str) -> &'static [usize] {
+    match primitive {
+        "string-match-p" => &[0],
+        "split-string" => &[1, 3],
+        "string-trim" => &[1, 2],
+        _ => &[],
+    }
+}
+
+/// Runs preflight over `definitions`.
+///
+/// `roster` is the full roster; `direct` the script's direct call, if it is one
+/// ([`crate::direct::classify`]): only a direct script may name a standalone-only tool.
+///
+/// # Errors
+/// Every diagnostic found (see the module table).
+pub fn preflight(
+    definitions: &Definitions,
+    roster: &Roster,
+    direct: Option<&DirectCall>,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(), Vec<Diagnostic>> {
+    let mut walk = Walk {
+        definitions,
+        roster,
+        direct: direct.is_some(),
+        limits,
+        depth_limit: expanded_depth_limit(limits),
+        diagnostics: Vec::new(),
+        unknown: Vec::new(),
+        seen_unknown: HashSet::new(),
+    };
+    for definition in &definitions.items {
+        walk.forms(&definition.body, 1, interner);
+    }
+    walk.forms(&definitions.body, 1, interner);
+    let Walk {
+        mut diagnostics,
+        unknown,
+        ..
+    } = walk;
+    if let Some(diagnostic) = unknown_diagnostic(&unknown, definitions, roster, direct, interner) {
+        diagnostics.push(diagnostic);
+    }
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(diagnostics)
+    }
+}
+
+fn unknown_diagnostic(
+    unknown: &[(String, Span)],
+    definitions: &Definitions,
+    roster: &Roster,
+    direct: Option<&DirectCall>,
+    interner: &Interner,
+) -> Option<Diagnostic> {
+    let ((_, first_span), rest) = unknown.split_first()?;
+    let tools = crate::direct::effective_roster(roster, direct);
+    let of_kind = |kind: DefinitionKind| {
+        definitions
+            .items
+            .iter()
+            .filter(move |d| d.kind == kind)
+            .map(|d| name_of(interner, d.name))
+    };
+    let candidates: Vec<&str> = SPECIAL_FORMS
+        .iter()
+        .chain(TRANSFORMERS.iter())
+        .chain(PRIMITIVES.iter().map(|p| &p.name))
+        .copied()
+        .chain(tools.tools.iter().map(|t| t.name.as_str()))
+        .chain(of_kind(DefinitionKind::Function))
+        .chain(of_kind(DefinitionKind::Macro))
+        .collect();
+    let names: Vec<String> = unknown
+        .iter()
+        .map(
+            |(name, _)| match suggest(name, candidates.iter().copied()) {
+                Some(suggestion) => format!("{name} (try: {suggestion})"),
+                None => name.clone(),
+            },
+        )
+        .collect();
+    let message = format!("Unknown functions: {}.  {UNKNOWN_TAIL}", names.join(", "));
+    let mut diagnostic = Diagnostic::new("E0301", ErrorKind::Preflight, message, *first_span);
+    for (name, span) in rest {
+        diagnostic = diagnostic.with_label(*span, format!("unknown function {name}"));
+    }
+    Some(diagnostic)
+}
+
+struct Walk<'a> {
+    definitions: &'a Definitions,
+    roster: &'a Roster,
+    direct: bool,
+    limits: &'a Limits,
+    depth_limit: u64,
+    diagnostics: Vec<Diagnostic>,
+    unknown: Vec<(String, Span)>,
+    seen_unknown: HashSet<String>,
+}
+
+impl Walk<'_> {
+    fn forms(&mut self, forms: &[Sexp], depth: u64, interner: &mut Interner) {
+        for form in forms {
+            self.form(form, depth, interner);
+        }
+    }
+
+    fn is_standalone(&self, name: &str) -> bool {
+        !self.direct && self.roster.get(name).is_some_and(|t| t.standalone)
+    }
+
+    fn preflight_error(&mut self, code: &'static str, message: String, span: Span) {
+        self.diagnostics
+            .push(Diagnostic::new(code, ErrorKind::Preflight, message, span));
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn form(&mut self, form: &Sexp, depth: u64, interner: &mut Interner) {
+        let SexpKind::List(items) = &form.kind else {
+            return;
+        };
+        if depth > self.depth_limit {
+            self.diagnostics.push(Diagnostic::new(
+                "E0307",
+                ErrorKind::Input,
+                format!(
+                    "Script nesting exceeds the depth limit of {}",
+                    self.limits.depth
+                ),
+                form.span,
+            ));
+            return;
+        }
+        let inner = depth.saturating_add(1);
+        let head = form.head_symbol().filter(|s| !s.is_keyword());
+        let Some(head) = head else {
+            self.forms(items, inner, interner);
+            return;
+        };
+        let name = name_of(interner, head).to_owned();
+        let args = items.get(1..).unwrap_or_default();
+        match name.as_str() {
+            "quote" => {}
+            "`" => match transform::expand(Transformer::Backquote, form, self.limits, interner) {
+                Ok(expansion) => self.form(&expansion, depth, interner),
+                Err(diagnostic) => self.diagnostics.push(diagnostic),
+            },
+            "," | ",@" => {
+                self.preflight_error(
+                    "E0302",
+                    format!("'{name}' is only valid inside a backquote template"),
+                    form.span,
+                );
+                self.forms(args, inner, interner);
+            }
+            "defun" | "defmacro" => self.preflight_error(
+                "E0303",
+                format!("'{name}' is only allowed as a top-level form of the script"),
+                form.span,
+            ),
+            _ if self.definitions.is_macro(head) => {}
+            "lambda" => self.forms(args.get(1..).unwrap_or_default(), inner, interner),
+            "let" | "let*" => {
+                if let Some(SexpKind::List(bindings)) = args.first().map(|b| &b.kind) {
+                    for binding in bindings {
+                        if let Some(init) = binding.as_list().and_then(|parts| parts.get(1)) {
+                            self.form(init, depth.saturating_add(3), interner);
+                        }
+                    }
+                }
+                self.forms(args.get(1..).unwrap_or_default(), inner, interner);
+            }
+            "cond" => {
+                for clause in args {
+                    if let Some(parts) = clause.as_list() {
+                        self.forms(parts, inner.saturating_add(1), interner);
+                    }
+                }
+            }
+            "dolist" | "dotimes" => {
+                if let Some(spec) = args.first().and_then(Sexp::as_list) {
+                    self.forms(
+                        spec.get(1..).unwrap_or_default(),
+                        inner.saturating_add(1),
+                        interner,
+                    );
+                }
+                self.forms(args.get(1..).unwrap_or_default(), inner, interner);
+            }
+            "funcall" | "apply" | "mapcar" => {
+                let quoted = args
+                    .first()
+                    .filter(|f| f.head_symbol().map(|s| name_of(interner, s)) == Some("quote"))
+                    .and_then(|f| f.as_list().and_then(|parts| parts.get(1)))
+                    .and_then(Sexp::as_symbol)
+                    .map(|s| name_of(interner, s));
+                if quoted.is_some_and(|target| self.is_standalone(target)) {
+                    self.preflight_error("E0304", STANDALONE_MESSAGE.to_owned(), form.span);
+                }
+                self.forms(args, inner, interner);
+            }
+            known if is_special_form(known) || is_transformer(known) => {
+                self.forms(args, inner, interner);
+            }
+            tool if self.roster.get(tool).is_some() => {
+                if self.is_standalone(tool) {
+                    self.preflight_error("E0304", STANDALONE_MESSAGE.to_owned(), form.span);
+                }
+                self.forms(args, inner, interner);
+            }
+            _ if self.definitions.is_function(head) => self.forms(args, inner, interner),
+            primitive if is_primitive(primitive) => {
+                self.regexps(primitive, args);
+                self.forms(args, inner, interner);
+            }
+            _ => {
+                if self.seen_unknown.insert(name.clone()) {
+                    self.unknown.push((name, form.span));
+                }
+                self.forms(args, inner, interner);
+            }
+        }
+    }
+
+    fn regexps(&mut self, primitive: &str, args: &[Sexp]) {
+        for &index in regexp_arguments(primitive) {
+            let Some(SexpKind::Str(pattern)) = args.get(index).map(|a| &a.kind) else {
+                continue;
+            };
+            let span = args.get(index).map_or_else(Span::default, |a| a.span);
+            if let Err(error) = check_literal_regexp(pattern, self.limits) {
+                self.diagnostics.push(Diagnostic::new(
+                    "E0305",
+                    ErrorKind::AtomicWork,
+                    error.message().to_owned(),
+                    span,
+                ));
+            } else if primitive == "split-string" && index == 1 && pattern.is_empty() {
+                self.diagnostics.push(Diagnostic::new(
+                    "E0306",
+                    ErrorKind::AtomicWork,
+                    "'split-string': an empty separator is forbidden",
+                    span,
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The closed name tables of the dialect that the compiler owns, as single literals.
+//!
+//! [`SPECIAL_FORMS`] (dialect §4) and [`TRANSFORMERS`] (§5) are the only operator names
+//! besides [`DEFINITION_FORMS`], the pure primitives ([`ptc_vm::prims::PRIMITIVES`]), the
+//! request's tools and the script's own definitions. Dispatch is always by name, never by
+//! symbol identity, so the tables are plain strings.
+//!
+//! Invariants: the tables are disjoint from each other and from the primitive names; the
+//! spec's reference lists exactly these names (checked by the spec crate).
+
+use crate::ast::Sexp;
+use ptc_vm::Interner;
+use ptc_vm::prims::PRIMITIVES;
+use ptc_vm::print::{self, Style};
+
+/// The 16 special forms, in the reference's order.
+pub const SPECIAL_FORMS: [&str; 16] = [
+    "quote",
+    "if",
+    "progn",
+    "cond",
+    "and",
+    "or",
+    "let",
+    "let*",
+    "setq",
+    "while",
+    "lambda",
+    "funcall",
+    "apply",
+    "mapcar",
+    "parallel",
+    "parallel-map",
+];
+
+/// The 6 syntax transformers, in the reference's order; `` ` `` is the backquote.
+pub const TRANSFORMERS: [&str; 6] = ["when", "unless", "push", "dolist", "dotimes", "`"];
+
+/// The two definition forms, legal only as top-level forms of a script.
+pub const DEFINITION_FORMS: [&str; 2] = ["defun", "defmacro"];
+
+/// Whether `name` is a special form.
+#[must_use]
+pub fn is_special_form(name: &str) -> bool {
+    SPECIAL_FORMS.contains(&name)
+}
+
+/// Whether `name` is a syntax transformer.
+#[must_use]
+pub fn is_transformer(name: &str) -> bool {
+    TRANSFORMERS.contains(&name)
+}
+
+/// Whether `name` is `defun` or `defmacro`.
+#[must_use]
+pub fn is_definition_form(name: &str) -> bool {
+    DEFINITION_FORMS.contains(&name)
+}
+
+/// Whether `name` is a pure primitive.
+#[must_use]
+pub fn is_primitive(name: &str) -> bool {
+    PRIMITIVES.iter().any(|p| p.name == name)
+}
+
+/// Whether `name` is built into the language: a special form, a transformer, a definition
+/// form or a primitive. Such a name can never be defined or used as a tool name.
+#[must_use]
+pub fn is_builtin(name: &str) -> bool {
+    is_special_form(name) || is_transformer(name) || is_definition_form(name) || is_primitive(name)
+}
+
+/// The name of `symbol` in `interner` (`""` for a symbol of another table, which a
+/// well-formed program never holds).
+#[must_use]
+pub fn name_of(interner: &Interner, symbol: ptc_vm::Symbol) -> &str {
+    interner.name(symbol).unwrap_or("")
+}
+
+/// The operator name of a list form: the head symbol's name when the head is a symbol that
+/// is not a keyword. `None` for atoms, vectors and lists headed by anything else.
+#[must_use]
+pub fn operator_name<'a>(form: &Sexp, interner: &'a Interner) -> Option<&'a str> {
+    let symbol = form.head_symbol()?;
+    if symbol.is_keyword() {
+        return None;
+    }
+    interner.name(symbol)
+}
+
+/// `datum` printed as `prin1` would (the `%S` of the original's messages).
+#[must_use]
+pub fn prin1(datum: &Sexp, interner: &Interner) -> String {
+    print::to_string(&datum.to_value(), Style::Prin1, interner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_closed_and_disjoint() {
+        assert_eq!(SPECIAL_FORMS.len(), 16);
+        assert_eq!(TRANSFORMERS.len(), 6);
+        let mut all: Vec<&str> = SPECIAL_FORMS
+            .iter()
+            .chain(TRANSFORMERS.iter())
+            .chain(DEFINITION_FORMS.iter())
+            .chain(PRIMITIVES.iter().map(|p| &p.name))
+            .copied()
+            .collect();
+        let total = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), total, "a name appears in two tables");
+        assert_eq!(total, 16 + 6 + 2 + 80);
+    }
+
+    #[test]
+    fn lookups_answer_by_name() {
+        assert!(is_special_form("parallel-map"));
+        assert!(is_special_form("let*"));
+        assert!(!is_special_form("when"));
+        assert!(is_transformer("`"));
+        assert!(is_transformer("dotimes"));
+        assert!(!is_transformer(","));
+        assert!(is_primitive("string-match-p"));
+        assert!(!is_primitive("expt"));
+        assert!(is_builtin("defmacro"));
+        assert!(!is_builtin("Read"));
+    }
+}

@@ -1,0 +1,427 @@
+//! The six syntax transformers (dialect §5) as pure, one-level `Sexp` → `Sexp` rewrites.
+//!
+//! | Form | Expansion |
+//! |------|-----------|
+//! | `(when C BODY...)` | `(if C (progn BODY...))` |
+//! | `(unless C BODY...)` | `(if C nil (progn BODY...))` |
+//! | `(push V VAR)` | `(setq VAR (cons V VAR))` |
+//! | `(dolist (VAR LIST) BODY...)` | `(let ((TAIL LIST)) (while TAIL (let ((VAR (car TAIL))) BODY...) (setq TAIL (cdr TAIL))))` |
+//! | `(dotimes (VAR COUNT) BODY...)` | `(let ((LIMIT COUNT) (I 0)) (while (< I LIMIT) (let ((VAR I)) BODY...) (setq I (+ I 1))))` |
+//! | `` (` TEMPLATE) `` | one-level quasiquote to `quote` / `list` / `append` |
+//!
+//! `TAIL`, `LIMIT` and `I` are fresh uninterned symbols ([`Interner::gensym`]), so they
+//! cannot clash with guest names; `dolist`/`dotimes` bind VAR in a fresh `let` per
+//! iteration, so closures capture per-iteration values and mutating VAR does not move the
+//! loop. Both return nil (the value of `while`).
+//!
+//! New nodes carry the span of the transformed form; argument forms keep their own spans.
+//! Each expansion is limited to [`Limits::expansion_nodes`] nodes (cons cells plus atoms).
+//!
+//! | Code  | Kind      | Message |
+//! |-------|-----------|---------|
+//! | E0201 | script    | `'when': expects (when CONDITION BODY...)` |
+//! | E0202 | script    | `'unless': expects (unless CONDITION BODY...)` |
+//! | E0203 | script    | `'push': expects (push VALUE VARIABLE)` |
+//! | E0204 | script    | `'push': PLACE must be a variable name, not %S` |
+//! | E0205 | script    | `'dolist': expects (dolist (VAR LIST) BODY...); the RESULT form is not supported` |
+//! | E0206 | script    | `'dolist': VAR must be a variable name, not %S` |
+//! | E0207 | script    | `'dotimes': expects (dotimes (VAR COUNT) BODY...); the RESULT form is not supported` |
+//! | E0208 | script    | `'dotimes': VAR must be a variable name, not %S` |
+//! | E0209 | script    | `Malformed backquote` |
+//! | E0210 | script    | `',@' is only valid as a list element inside a backquote` |
+//! | E0211 | script    | `Nested backquote is not supported` |
+//! | E0212 | script    | `Malformed ',': expects exactly one expression` (also `',@'`) |
+//! | E0213 | script    | `Dotted ',' is not supported inside a backquote` (also `',@'`) |
+//! | E0220 | expansion | `Expansion of NAME exceeded its size limit` |
+//! | E0221 | input     | `Script nesting exceeds the depth limit of %d` (a template deeper than the limit) |
+//!
+//! Vector literals inside a template are data: they are quoted whole, never scanned.
+
+use crate::ast::{Sexp, SexpKind};
+use crate::diagnostic::Diagnostic;
+use crate::tables::{name_of, prin1};
+use ptc_vm::{ErrorKind, Interner, Limits, Span};
+
+/// One of the six transformers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transformer {
+    /// `when`.
+    When,
+    /// `unless`.
+    Unless,
+    /// `push`.
+    Push,
+    /// `dolist`.
+    Dolist,
+    /// `dotimes`.
+    Dotimes,
+    /// `` ` ``.
+    Backquote,
+}
+
+impl Transformer {
+    /// The transformer named `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Transformer> {
+        Some(match name {
+            "when" => Transformer::When,
+            "unless" => Transformer::Unless,
+            "push" => Transformer::Push,
+            "dolist" => Transformer::Dolist,
+            "dotimes" => Transformer::Dotimes,
+            "`" => Transformer::Backquote,
+            _ => return None,
+        })
+    }
+
+    /// The operator name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Transformer::When => "when",
+            Transformer::Unless => "unless",
+            Transformer::Push => "push",
+            Transformer::Dolist => "dolist",
+            Transformer::Dotimes => "dotimes",
+            Transformer::Backquote => "`",
+        }
+    }
+
+    /// The transformer `form` calls, if its operator is one.
+    #[must_use]
+    pub fn of(form: &Sexp, interner: &Interner) -> Option<Transformer> {
+        let head = form.head_symbol()?;
+        Transformer::from_name(name_of(interner, head))
+    }
+}
+
+/// Nodes of `form` counted as cons cells plus atoms (a list of n elements is n cells plus
+/// its elements; a vector is one node plus its elements), stopping once past `cap`.
+#[must_use]
+pub fn count_nodes(form: &Sexp, cap: u64) -> u64 {
+    let mut count: u64 = 0;
+    let mut pending = vec![form];
+    while let Some(item) = pending.pop() {
+        match &item.kind {
+            SexpKind::List(items) => {
+                count = count.saturating_add(items.len() as u64);
+                pending.extend(items.iter());
+            }
+            SexpKind::Vector(items) => {
+                count = count.saturating_add(1);
+                pending.extend(items.iter());
+            }
+            _ => count = count.saturating_add(1),
+        }
+        if count > cap {
+            return count;
+        }
+    }
+    count
+}
+
+/// Expands one call of `transformer`, one level.
+///
+/// # Errors
+/// The transformer's shape error (kind `script`, E0201–E0213), E0220 (kind `expansion`)
+/// when the expansion exceeds [`Limits::expansion_nodes`], E0221 (kind `input`) for a
+/// backquote template deeper than [`Limits::depth`].
+pub fn expand(
+    transformer: Transformer,
+    form: &Sexp,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<Sexp, Diagnostic> {
+    let items = form.as_list().unwrap_or_default();
+    let mut build = Builder {
+        span: form.span,
+        interner,
+    };
+    let expansion = match transformer {
+        Transformer::When | Transformer::Unless => build.conditional(transformer, items)?,
+        Transformer::Push => build.push(items)?,
+        Transformer::Dolist => build.dolist(items)?,
+        Transformer::Dotimes => build.dotimes(items)?,
+        Transformer::Backquote => build.backquote(items, limits)?,
+    };
+    if count_nodes(&expansion, limits.expansion_nodes) > limits.expansion_nodes {
+        return Err(Diagnostic::new(
+            "E0220",
+            ErrorKind::Expansion,
+            format!(
+                "Expansion of {} exceeded its size limit",
+                transformer.name()
+            ),
+            form.span,
+        ));
+    }
+    Ok(expansion)
+}
+
+struct Builder<'a> {
+    span: Span,
+    interner: &'a mut Interner,
+}
+
+fn shape(code: &'static str, message: String, span: Span) -> Diagnostic {
+    Diagnostic::new(code, ErrorKind::Script, message, span)
+}
+
+/// Whether `datum` is a plain variable name: a symbol that is not a keyword (nil and t
+/// are never symbols).
+fn is_variable(datum: &Sexp) -> bool {
+    datum.as_symbol().is_some_and(|s| !s.is_keyword())
+}
+
+impl Builder<'_> {
+    fn sym(&mut self, name: &str) -> Sexp {
+        Sexp::new(SexpKind::Sym(self.interner.intern(name)), self.span)
+    }
+
+    fn list(&self, items: Vec<Sexp>) -> Sexp {
+        if items.is_empty() {
+            return Sexp::new(SexpKind::Nil, self.span);
+        }
+        Sexp::new(SexpKind::List(items), self.span)
+    }
+
+    fn call(&mut self, operator: &str, args: impl IntoIterator<Item = Sexp>) -> Sexp {
+        let mut items = vec![self.sym(operator)];
+        items.extend(args);
+        self.list(items)
+    }
+
+    fn conditional(&mut self, which: Transformer, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
+        let (Some(condition), Some(body)) = (items.get(1), items.get(2..)) else {
+            let name = which.name();
+            let (code, usage) = if which == Transformer::When {
+                ("E0201", "when CONDITION BODY...")
+            } else {
+                ("E0202", "unless CONDITION BODY...")
+            };
+            return Err(shape(
+                code,
+                format!("'{name}': expects ({usage})"),
+                self.span,
+            ));
+        };
+        let progn = self.call("progn", body.iter().cloned());
+        let mut args = vec![condition.clone()];
+        if which == Transformer::Unless {
+            args.push(Sexp::new(SexpKind::Nil, self.span));
+        }
+        args.push(progn);
+        Ok(self.call("if", args))
+    }
+
+    fn push(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
+        let [_, value, place] = items else {
+            return Err(shape(
+                "E0203",
+                "'push': expects (push VALUE VARIABLE)".to_owned(),
+                self.span,
+            ));
+        };
+        if !is_variable(place) {
+            return Err(shape(
+                "E0204",
+                format!(
+                    "'push': PLACE must be a variable name, not {}",
+                    prin1(place, self.interner)
+                ),
+                place.span,
+            ));
+        }
+        let cons = self.call("cons", [value.clone(), place.clone()]);
+        Ok(self.call("setq", [place.clone(), cons]))
+    }
+
+    /// The `(VAR EXPR)` spec and body of a `dolist`/`dotimes`, validated.
+    fn loop_parts<'f>(
+        &self,
+        items: &'f [Sexp],
+        name: &str,
+        usage: &str,
+        codes: (&'static str, &'static str),
+    ) -> Result<(&'f Sexp, &'f Sexp, &'f [Sexp]), Diagnostic> {
+        let spec = items.get(1).and_then(Sexp::as_list);
+        let Some([variable, expression]) = spec else {
+            return Err(shape(
+                codes.0,
+                format!("'{name}': expects ({usage} BODY...); the RESULT form is not supported"),
+                items.get(1).map_or(self.span, |s| s.span),
+            ));
+        };
+        if !is_variable(variable) {
+            return Err(shape(
+                codes.1,
+                format!(
+                    "'{name}': VAR must be a variable name, not {}",
+                    prin1(variable, self.interner)
+                ),
+                variable.span,
+            ));
+        }
+        Ok((variable, expression, items.get(2..).unwrap_or_default()))
+    }
+
+    fn dolist(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
+        let (variable, list, body) =
+            self.loop_parts(items, "dolist", "dolist (VAR LIST)", ("E0205", "E0206"))?;
+        let tail = Sexp::new(SexpKind::Sym(self.interner.gensym("tail")), self.span);
+        let car = self.call("car", [tail.clone()]);
+        let binding = self.list(vec![variable.clone(), car]);
+        let bindings = self.list(vec![binding]);
+        let mut each = vec![self.sym("let"), bindings];
+        each.extend(body.iter().cloned());
+        let each = self.list(each);
+        let cdr = self.call("cdr", [tail.clone()]);
+        let advance = self.call("setq", [tail.clone(), cdr]);
+        let looping = self.call("while", [tail.clone(), each, advance]);
+        let outer = self.list(vec![tail, list.clone()]);
+        let outer = self.list(vec![outer]);
+        Ok(self.call("let", [outer, looping]))
+    }
+
+    fn dotimes(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
+        let (variable, count, body) =
+            self.loop_parts(items, "dotimes", "dotimes (VAR COUNT)", ("E0207", "E0208"))?;
+        let limit = Sexp::new(SexpKind::Sym(self.interner.gensym("limit")), self.span);
+        let counter = Sexp::new(SexpKind::Sym(self.interner.gensym("i")), self.span);
+        let zero = Sexp::new(SexpKind::Int(0), self.span);
+        let one = Sexp::new(SexpKind::Int(1), self.span);
+        let test = self.call("<", [counter.clone(), limit.clone()]);
+        let binding = self.list(vec![variable.clone(), counter.clone()]);
+        let bindings = self.list(vec![binding]);
+        let mut each = vec![self.sym("let"), bindings];
+        each.extend(body.iter().cloned());
+        let each = self.list(each);
+        let next = self.call("+", [counter.clone(), one]);
+        let advance = self.call("setq", [counter.clone(), next]);
+        let looping = self.call("while", [test, each, advance]);
+        let limit_binding = self.list(vec![limit, count.clone()]);
+        let counter_binding = self.list(vec![counter, zero]);
+        let outer = self.list(vec![limit_binding, counter_binding]);
+        Ok(self.call("let", [outer, looping]))
+    }
+
+    fn backquote(&mut self, items: &[Sexp], limits: &Limits) -> Result<Sexp, Diagnostic> {
+        let [_, template] = items else {
+            return Err(shape("E0209", "Malformed backquote".to_owned(), self.span));
+        };
+        self.template(template, limits, 0)
+    }
+
+    /// The name of `datum` when it is one of the symbols `,`, `,@` or `` ` ``.
+    fn quasi_symbol(&self, datum: &Sexp) -> Option<&'static str> {
+        let name = name_of(self.interner, datum.as_symbol()?);
+        [",", ",@", "`"].into_iter().find(|q| *q == name)
+    }
+
+    fn contains_quasi(&self, template: &Sexp) -> bool {
+        let mut pending = vec![template];
+        while let Some(item) = pending.pop() {
+            match &item.kind {
+                SexpKind::List(items) => pending.extend(items.iter()),
+                SexpKind::Sym(_) if self.quasi_symbol(item).is_some() => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The single expression of an unquote form `(, X)` / `(,@ X)`.
+    fn unquoted<'f>(
+        &self,
+        items: &'f [Sexp],
+        name: &str,
+        span: Span,
+    ) -> Result<&'f Sexp, Diagnostic> {
+        match items {
+            [_, expression] => Ok(expression),
+            _ => Err(shape(
+                "E0212",
+                format!("Malformed '{name}': expects exactly one expression"),
+                span,
+            )),
+        }
+    }
+
+    fn template(
+        &mut self,
+        template: &Sexp,
+        limits: &Limits,
+        depth: u64,
+    ) -> Result<Sexp, Diagnostic> {
+        if depth > limits.depth {
+            return Err(Diagnostic::new(
+                "E0221",
+                ErrorKind::Input,
+                format!("Script nesting exceeds the depth limit of {}", limits.depth),
+                template.span,
+            ));
+        }
+        let SexpKind::List(items) = &template.kind else {
+            return Ok(self.quote(template));
+        };
+        match items.first().and_then(|head| self.quasi_symbol(head)) {
+            Some(",") => return Ok(self.unquoted(items, ",", template.span)?.clone()),
+            Some(",@") => {
+                return Err(shape(
+                    "E0210",
+                    "',@' is only valid as a list element inside a backquote".to_owned(),
+                    template.span,
+                ));
+            }
+            Some(_) => {
+                return Err(shape(
+                    "E0211",
+                    "Nested backquote is not supported".to_owned(),
+                    template.span,
+                ));
+            }
+            None => {}
+        }
+        if !self.contains_quasi(template) {
+            return Ok(self.quote(template));
+        }
+        let mut segments: Vec<Sexp> = Vec::new();
+        let mut run: Vec<Sexp> = Vec::new();
+        for element in items {
+            if let Some(bare @ (",@" | ",")) = self.quasi_symbol(element) {
+                return Err(shape(
+                    "E0213",
+                    format!("Dotted '{bare}' is not supported inside a backquote"),
+                    element.span,
+                ));
+            }
+            let splice = element
+                .as_list()
+                .filter(|inner| inner.first().and_then(|h| self.quasi_symbol(h)) == Some(",@"));
+            if let Some(inner) = splice {
+                let spliced = self.unquoted(inner, ",@", element.span)?.clone();
+                if !run.is_empty() {
+                    let list = self.call("list", std::mem::take(&mut run));
+                    segments.push(list);
+                }
+                segments.push(spliced);
+            } else {
+                run.push(self.template(element, limits, depth.saturating_add(1))?);
+            }
+        }
+        if !run.is_empty() {
+            let list = self.call("list", run);
+            segments.push(list);
+        }
+        if segments.len() == 1
+            && let Some(only) = segments.pop()
+        {
+            return Ok(only);
+        }
+        Ok(self.call("append", segments))
+    }
+
+    fn quote(&mut self, datum: &Sexp) -> Sexp {
+        self.call("quote", [datum.clone()])
+    }
+}

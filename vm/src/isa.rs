@@ -1,0 +1,196 @@
+//! The instruction set: one plain `Copy` enum, every variant documented with its effect
+//! (register-transfer notation), its fuel cost and the errors it can raise.
+//!
+//! Operands are newtypes: [`Reg`] (a register of the current frame's window), [`ConstIdx`]
+//! (the program's constant pool), [`FuncIdx`] (the program's function table), [`ToolIdx`]
+//! (the program's tool roster) and [`PrimIdx`] (the closed primitive table). Argument blocks
+//! are `args .. args + argc`, contiguous registers laid out by the compiler.
+//!
+//! Fuel: every instruction costs one unit, charged before it executes; when the slice or
+//! the budget is exhausted the machine leaves `pc` on the instruction so a resumed machine
+//! re-executes it. Calls of primitives additionally charge the work units the primitive
+//! reports (see [`crate::prims`]).
+//!
+//! `size_of::<Op>()` is pinned at 8 bytes by a test.
+
+/// A register of the current frame's window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reg(pub u16);
+
+/// An index into the program's constant pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ConstIdx(pub u32);
+
+/// An index into the program's function table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FuncIdx(pub u16);
+
+/// An index into the program's tool roster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ToolIdx(pub u16);
+
+/// An index into [`crate::prims::PRIMITIVES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PrimIdx(pub u8);
+
+macro_rules! as_usize {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// The index as a `usize`.
+            #[must_use]
+            pub fn as_usize(self) -> usize {
+                self.0 as usize
+            }
+        }
+    )*};
+}
+as_usize!(Reg, ConstIdx, FuncIdx, ToolIdx, PrimIdx);
+
+/// One instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `dst := src`. Fuel 1. No errors.
+    Move { dst: Reg, src: Reg },
+    /// `dst := constants[idx]`. Fuel 1. No errors.
+    LoadConst { dst: Reg, idx: ConstIdx },
+    /// `dst := nil`. Fuel 1.
+    LoadNil { dst: Reg },
+    /// `dst := t`. Fuel 1.
+    LoadT { dst: Reg },
+    /// `dst := value` (a small integer). Fuel 1.
+    LoadInt { dst: Reg, value: i32 },
+
+    /// `dst := new cell holding src` (the register then names the cell). Used for variables
+    /// a closure captures, so `setq` after capture is seen by the closure. Fuel 1; charges
+    /// one retained byte. Errors: `retained-value`.
+    NewCell { dst: Reg, src: Reg },
+    /// `dst := *cell`. Fuel 1.
+    LoadCell { dst: Reg, cell: Reg },
+    /// `*cell := src`. Fuel 1.
+    StoreCell { cell: Reg, src: Reg },
+    /// `dst := *closure.captures[idx]`. Fuel 1.
+    LoadUpval { dst: Reg, idx: u16 },
+    /// `*closure.captures[idx] := src`. Fuel 1.
+    StoreUpval { idx: u16, src: Reg },
+
+    /// `pc += offset` (relative to the next instruction). Fuel 1.
+    Jump { offset: i32 },
+    /// `if src is nil { pc += offset }`. Fuel 1.
+    JumpIfNil { src: Reg, offset: i32 },
+    /// `if src is not nil { pc += offset }`. Fuel 1.
+    JumpIfNotNil { src: Reg, offset: i32 },
+    /// `if !(lhs < rhs) { pc += offset }`, numbers only. Fuel 1. Errors: `script` (type).
+    JumpIfNotLess { lhs: Reg, rhs: Reg, offset: i16 },
+
+    /// Returns `src` to the caller's destination register, or finishes the run from the main
+    /// function. Fuel 1. Errors (main only): `value` when the final value exceeds the value
+    /// budget or holds a closure.
+    Return { src: Reg },
+    /// Fails with kind `script` and the message `constants[msg]` (a string). Emitted for
+    /// errors the compiler proves when a form is reached: unbound variables, bad `let`
+    /// binding names, unknown operators produced by macros. Fuel 1.
+    Fail { msg: ConstIdx },
+
+    /// `dst := functions[func](args..args+argc)`: pushes a frame. Fuel 1. Errors: `script`
+    /// (arity), `stack`, `retained-value` (rest list).
+    CallFn {
+        dst: Reg,
+        func: FuncIdx,
+        args: Reg,
+        argc: u8,
+    },
+    /// Tail call of `functions[func]`: replaces the current frame. Fuel 1. Errors as
+    /// [`Op::CallFn`].
+    TailCallFn { func: FuncIdx, args: Reg, argc: u8 },
+    /// `dst := PRIMITIVES[prim](args..args+argc)`. Fuel 1 + the primitive's work. Errors:
+    /// `script` (arity, types), `value` (arguments or result over the value budget, with
+    /// shared structure counted per use), `retained-value`, `atomic-work`, `step`.
+    CallPrim {
+        dst: Reg,
+        prim: PrimIdx,
+        args: Reg,
+        argc: u8,
+    },
+    /// `dst := callee(args..)` where `callee` holds a closure or a symbol naming a script
+    /// function, a primitive or a tool (already checked by [`Op::CheckCallable`]). Fuel 1.
+    /// Errors: those of the callee; calling a tool suspends.
+    CallValue {
+        dst: Reg,
+        callee: Reg,
+        args: Reg,
+        argc: u8,
+    },
+    /// `dst := callee(args.., spread(last))`: like [`Op::CallValue`], the last argument is a
+    /// list whose elements become the trailing arguments. Fuel 1 + list length. Errors:
+    /// `script` ("'apply': last argument must be a list").
+    ApplyValue {
+        dst: Reg,
+        callee: Reg,
+        args: Reg,
+        argc: u8,
+    },
+    /// Checks that `src` is callable: a closure or a symbol naming a script function, a
+    /// primitive or a roster tool. Fuel 1. Errors: `script` ("Macro NAME cannot be used as a
+    /// function value", "Void or forbidden function: NAME", "Not callable: VALUE").
+    CheckCallable { src: Reg },
+    /// `dst := closure(functions[func])`, capturing the cells the function's capture list
+    /// names. Fuel 1. Errors: `retained-value`.
+    MakeClosure { dst: Reg, func: FuncIdx },
+
+    /// Suspends on `tools[tool](args..)`; the resumed result lands in `dst`. Fuel 1.
+    /// Errors: `tool-call` (budget), `value` (argument list over budget or holding a
+    /// closure), `script` ("A parallel call argument may not call another tool" while a
+    /// batch is being built).
+    CallTool {
+        dst: Reg,
+        tool: ToolIdx,
+        args: Reg,
+        argc: u8,
+    },
+    /// Starts building a parallel batch: from here until [`Op::BatchEnd`] no tool may be
+    /// called. Fuel 1.
+    BatchBegin,
+    /// Adds `tools[tool](args..)` to the batch being built. Fuel 1. Errors: `value`.
+    BatchPush { tool: ToolIdx, args: Reg, argc: u8 },
+    /// Suspends on the built batch (after charging its size to the tool-call budget); the
+    /// resumed results land in `dst` as a list in source order. An empty batch gives nil
+    /// without suspending. Fuel 1. Errors: `tool-call`.
+    BatchEnd { dst: Reg },
+
+    /// `dst := lhs + rhs` (the `+` primitive, integer fast path). Fuel 1.
+    Add { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := lhs - rhs`. Fuel 1.
+    Sub { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := lhs + imm`. Fuel 1.
+    AddImm { dst: Reg, lhs: Reg, imm: i16 },
+    /// `dst := (< lhs rhs)`. Fuel 1.
+    Less { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := (= lhs rhs)`. Fuel 1.
+    NumEq { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := (eq lhs rhs)`. Fuel 1.
+    Eq { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := (car src)`. Fuel 1. Errors: `script` (type).
+    Car { dst: Reg, src: Reg },
+    /// `dst := (cdr src)`. Fuel 1. Errors: `script` (type).
+    Cdr { dst: Reg, src: Reg },
+    /// `dst := (cons lhs rhs)`. Fuel 1. Errors: `value`, `retained-value`.
+    Cons { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := (null src)`. Fuel 1.
+    Not { dst: Reg, src: Reg },
+
+    /// Fails with `constants[msg]` unless `src` is a list. Fuel 1.
+    AssertList { src: Reg, msg: ConstIdx },
+    /// `dst := reverse(src)` for a proper list built by the compiler's loops (`mapcar`).
+    /// Fuel 1 + length. Errors: `value`, `retained-value`.
+    ReverseList { dst: Reg, src: Reg },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Op>(), 8);
+    }
+}

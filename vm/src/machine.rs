@@ -1,0 +1,1201 @@
+//! The register machine: one run of one program.
+//!
+//! [`Machine`] owns everything a run mutates — the register file, the explicit frame stack,
+//! the cell heap for captured variables, the run's symbol table and every counter — and
+//! nothing else. Guest calls push [`Frame`]s on a heap vector; the host stack depth is
+//! constant whatever the guest does. A tool call, a batch, a fuel pause, the end and a
+//! failure all return a [`Step`] to the host, which resumes the machine when it has what
+//! the machine asked for.
+//!
+//! Invariants:
+//! - Fuel is charged before an instruction executes; when a slice or the budget is spent
+//!   the saved `pc` still points at that instruction. The step budget is never exceeded by
+//!   more than one primitive's reported work.
+//! - Every value that crosses the boundary (tool arguments, final value) has been checked
+//!   against the value budget with shared structure counted per use, and holds no closure.
+//! - After `Done`/`Error` the machine is settled: further steps repeat the same outcome.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::isa::{Op, Reg};
+use crate::json::check_weight;
+use crate::limits::Limits;
+use crate::prims::{PRIMITIVES, PrimCtx};
+use crate::print::{self, Style};
+use crate::program::{Callable, Capture, Function, Program};
+use crate::regexp::RegexCache;
+use crate::step::{Stats, Step, ToolRequest};
+use crate::symbol::{Symbols, well_known};
+use crate::value::{Closure, Value, Weight};
+use smallvec::SmallVec;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Instructions between wall-clock checks inside a slice.
+const CLOCK_INTERVAL: u64 = 1024;
+
+/// One activation of a guest function.
+#[derive(Debug, Clone)]
+struct Frame {
+    func: usize,
+    /// The next instruction (while the frame is not running).
+    pc: usize,
+    /// First register of the window.
+    base: usize,
+    /// Absolute register receiving the result in the caller's window.
+    ret: usize,
+    closure: Option<Arc<Closure>>,
+}
+
+#[derive(Debug)]
+enum State {
+    Ready,
+    WaitingTool { dst: usize },
+    WaitingBatch { dst: usize, count: usize },
+    Done(Value),
+    Failed(Error),
+    Closed,
+}
+
+type Args = SmallVec<[Value; 8]>;
+
+/// One run of a program. `Send`, so a host may move it between threads between steps.
+#[derive(Debug)]
+pub struct Machine {
+    program: Arc<Program>,
+    limits: Limits,
+    symbols: Symbols,
+    regs: Vec<Value>,
+    frames: Vec<Frame>,
+    cells: Vec<Value>,
+    state: State,
+    stats: Stats,
+    /// Fuel mark at which the slow path runs next (slice end, budget, clock check).
+    next_check: u64,
+    slice_end: u64,
+    slice_deadline: Option<Instant>,
+    deadline: Option<Instant>,
+    started: bool,
+    batch: Option<Vec<ToolRequest>>,
+    metered: bool,
+    /// Integers must stay below this magnitude (`2^number_bits`, saturated).
+    int_bound: u64,
+    regexps: RegexCache,
+}
+
+impl Machine {
+    /// A fresh run of `program` under `limits`.
+    #[must_use]
+    pub fn new(program: Arc<Program>, limits: Limits) -> Machine {
+        let symbols = Symbols::new(Arc::clone(&program.symbols));
+        let int_bound = if limits.number_bits >= 64 {
+            u64::MAX
+        } else {
+            1u64 << limits.number_bits
+        };
+        let main = program
+            .functions
+            .first()
+            .map_or(0, |f| usize::from(f.registers));
+        Machine {
+            program,
+            limits,
+            symbols,
+            regs: vec![Value::Nil; main],
+            frames: vec![Frame {
+                func: 0,
+                pc: 0,
+                base: 0,
+                ret: 0,
+                closure: None,
+            }],
+            cells: Vec::new(),
+            state: State::Ready,
+            stats: Stats::default(),
+            next_check: 0,
+            slice_end: 0,
+            slice_deadline: None,
+            deadline: None,
+            started: false,
+            batch: None,
+            metered: true,
+            int_bound,
+            regexps: RegexCache::new(),
+        }
+    }
+
+    /// Turns fuel metering off. Only for measuring the metering's overhead: an unmetered
+    /// run is bounded by nothing but its host.
+    pub fn set_unmetered(&mut self) {
+        self.metered = false;
+    }
+
+    /// Runs until the next event. Call it to start, and again after [`Step::Pause`].
+    pub fn step(&mut self) -> Step {
+        match &self.state {
+            State::Ready => self.run(),
+            State::WaitingTool { .. } | State::WaitingBatch { .. } => {
+                Step::Error(Error::script("The machine is waiting for a tool result"))
+            }
+            State::Done(value) => Step::Done(value.clone()),
+            State::Failed(error) => Step::Error(error.clone()),
+            State::Closed => Step::Error(Error::new(ErrorKind::Closed, "Interpreter is closed")),
+        }
+    }
+
+    /// Resumes after [`Step::Tool`] with the tool's result.
+    pub fn resume_tool(&mut self, result: Value) -> Step {
+        let State::WaitingTool { dst } = self.state else {
+            return self.misuse("resume_tool");
+        };
+        let value = self.admit_result(result);
+        if let Err(error) = value.and_then(|v| self.store(dst, v)) {
+            return self.settle_error(error);
+        }
+        self.state = State::Ready;
+        self.run()
+    }
+
+    /// Resumes after [`Step::Batch`] with the results in source order.
+    pub fn resume_batch(&mut self, results: Vec<Value>) -> Step {
+        let State::WaitingBatch { dst, count } = self.state else {
+            return self.misuse("resume_batch");
+        };
+        if results.len() != count {
+            return self.settle_error(Error::script(format!(
+                "A parallel batch of {count} calls was resumed with {} results",
+                results.len()
+            )));
+        }
+        let mut admitted = Vec::with_capacity(count);
+        for result in results {
+            match self.admit_result(result) {
+                Ok(value) => admitted.push(value),
+                Err(error) => return self.settle_error(error),
+            }
+        }
+        let list = Value::list(admitted);
+        if let Err(error) = self
+            .charge_retained(count as u64)
+            .and_then(|()| self.store(dst, list))
+        {
+            return self.settle_error(error);
+        }
+        self.state = State::Ready;
+        self.run()
+    }
+
+    /// Drops the run's state; every later step answers kind `closed`.
+    pub fn close(&mut self) {
+        self.regs = Vec::new();
+        self.frames = Vec::new();
+        self.cells = Vec::new();
+        self.batch = None;
+        self.state = State::Closed;
+    }
+
+    /// The run's symbol table.
+    #[must_use]
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    /// The run's symbol table, for converting tool results into values.
+    pub fn symbols_mut(&mut self) -> &mut Symbols {
+        &mut self.symbols
+    }
+
+    /// The run's budgets.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The program this machine runs.
+    #[must_use]
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// The counters so far.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// `(:error "message")`, the value a failed tool call gives the guest.
+    #[must_use]
+    pub fn error_value(&mut self, message: &str) -> Value {
+        Value::list([Value::Sym(well_known::ERROR), Value::string(message)])
+    }
+
+    /// `value` printed as the model sees a final value: strings verbatim, everything else
+    /// `prin1`.
+    #[must_use]
+    pub fn render(&self, value: &Value) -> String {
+        match value {
+            Value::Str(s) => s.as_str().to_owned(),
+            other => print::to_string(other, Style::Prin1, &self.symbols),
+        }
+    }
+
+    fn misuse(&mut self, what: &str) -> Step {
+        match &self.state {
+            State::Done(_) | State::Failed(_) | State::Closed => self.step(),
+            _ => Step::Error(Error::script(format!(
+                "The machine is not waiting for {what}"
+            ))),
+        }
+    }
+
+    fn settle_error(&mut self, error: Error) -> Step {
+        self.batch = None;
+        self.state = State::Failed(error.clone());
+        Step::Error(error)
+    }
+
+    /// Checks a tool result at the boundary: over-budget results become
+    /// `(:error "Nested tool result rejected: REASON")`, as in the original.
+    fn admit_result(&mut self, result: Value) -> Result<Value> {
+        let weight = result.weight();
+        let value = match check_weight(weight, &self.limits) {
+            Ok(()) if !weight.has_closure => result,
+            Ok(()) => self
+                .error_value("Nested tool result rejected: closures cannot cross a tool boundary"),
+            Err(error) => {
+                self.error_value(&format!("Nested tool result rejected: {}", error.message()))
+            }
+        };
+        self.charge_retained(value.weight().bytes)?;
+        Ok(value)
+    }
+
+    fn store(&mut self, dst: usize, value: Value) -> Result<()> {
+        let slot = self
+            .regs
+            .get_mut(dst)
+            .ok_or_else(|| internal("resume register out of range"))?;
+        *slot = value;
+        Ok(())
+    }
+
+    fn charge_retained(&mut self, bytes: u64) -> Result<()> {
+        self.stats.retained_bytes = self.stats.retained_bytes.saturating_add(bytes);
+        if self.stats.retained_bytes > self.limits.retained_bytes {
+            return Err(Error::new(
+                ErrorKind::RetainedValue,
+                format!(
+                    "Script exceeded its retained value budget of {} bytes",
+                    self.limits.retained_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Starts a slice: checks the whole-script clock and sets the next pause point.
+    fn begin_slice(&mut self) -> Result<()> {
+        let now = Instant::now();
+        if !self.started {
+            self.started = true;
+            self.deadline = self
+                .limits
+                .seconds
+                .and_then(|s| now.checked_add(Duration::from_secs_f64(s)));
+        } else if self.deadline.is_some_and(|d| now >= d) {
+            let seconds = self.limits.seconds.unwrap_or_default();
+            return Err(Error::new(
+                ErrorKind::Time,
+                format!(
+                    "Script exceeded its time budget of {} seconds after {} steps",
+                    seconds, self.stats.fuel_used
+                ),
+            ));
+        }
+        self.slice_end = self
+            .stats
+            .fuel_used
+            .saturating_add(self.limits.slice_steps.max(1));
+        self.slice_deadline = self
+            .limits
+            .slice_seconds
+            .and_then(|s| now.checked_add(Duration::from_secs_f64(s)));
+        self.next_check = self.next_mark();
+        Ok(())
+    }
+
+    fn next_mark(&self) -> u64 {
+        let clock = if self.slice_deadline.is_some() {
+            self.stats.fuel_used.saturating_add(CLOCK_INTERVAL)
+        } else {
+            u64::MAX
+        };
+        self.slice_end.min(self.limits.steps).min(clock)
+    }
+
+    /// The slow path of fuel accounting, when `fuel_used` reached `next_check`: fails when
+    /// the budget is spent, pauses when the slice is, and otherwise sets the next mark.
+    fn fuel_check(&mut self) -> Result<bool> {
+        if !self.metered {
+            self.next_check = u64::MAX;
+            return Ok(false);
+        }
+        if self.stats.fuel_used >= self.limits.steps {
+            return Err(step_budget(&self.limits, self.stats.fuel_used));
+        }
+        if self.stats.fuel_used >= self.slice_end
+            || self.slice_deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return Ok(true);
+        }
+        self.next_check = self.next_mark();
+        Ok(false)
+    }
+
+    fn run(&mut self) -> Step {
+        if let Err(error) = self.begin_slice() {
+            return self.settle_error(error);
+        }
+        let program = Arc::clone(&self.program);
+        match self.execute(&program) {
+            Ok(step) => step,
+            Err(error) => self.settle_error(error),
+        }
+    }
+
+    /// The dispatch loop.
+    #[allow(clippy::too_many_lines)]
+    fn execute(&mut self, program: &Program) -> Result<Step> {
+        let Some(top) = self.frames.last() else {
+            return Err(internal("no frame to run"));
+        };
+        let mut func: &Function = program
+            .functions
+            .get(top.func)
+            .ok_or_else(|| internal("bad function"))?;
+        let mut pc = top.pc;
+        let mut base = top.base;
+        loop {
+            if self.stats.fuel_used >= self.next_check {
+                match self.fuel_check() {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        self.save_pc(pc);
+                        self.stats.pauses += 1;
+                        return Ok(Step::Pause);
+                    }
+                    Err(error) => {
+                        self.save_pc(pc);
+                        return Err(error.with_span(span_at(func, pc)));
+                    }
+                }
+            }
+            self.stats.fuel_used += 1;
+            let Some(&op) = func.code.get(pc) else {
+                return Err(internal("pc out of range"));
+            };
+            pc += 1;
+            let outcome = self.exec(program, op, base, pc);
+            match outcome {
+                Ok(Flow::Next) => {}
+                Ok(Flow::Jump(offset)) => {
+                    pc = jump_target(pc, offset).ok_or_else(|| internal("jump out of range"))?;
+                }
+                Ok(Flow::Enter | Flow::Leave) => {
+                    let Some(top) = self.frames.last() else {
+                        return Err(internal("no frame after call"));
+                    };
+                    func = program
+                        .functions
+                        .get(top.func)
+                        .ok_or_else(|| internal("bad function"))?;
+                    pc = top.pc;
+                    base = top.base;
+                }
+                Ok(Flow::Finish(value)) => {
+                    self.state = State::Done(value.clone());
+                    return Ok(Step::Done(value));
+                }
+                Ok(Flow::Suspend(step)) => {
+                    self.save_pc(pc);
+                    return Ok(step);
+                }
+                Err(error) => {
+                    self.save_pc(pc);
+                    return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
+                }
+            }
+        }
+    }
+
+    fn save_pc(&mut self, pc: usize) {
+        if let Some(top) = self.frames.last_mut() {
+            top.pc = pc;
+        }
+    }
+
+    fn reg(&self, base: usize, reg: Reg) -> Result<&Value> {
+        self.regs
+            .get(base + reg.as_usize())
+            .ok_or_else(|| internal("register out of range"))
+    }
+
+    fn set(&mut self, base: usize, reg: Reg, value: Value) -> Result<()> {
+        let slot = self
+            .regs
+            .get_mut(base + reg.as_usize())
+            .ok_or_else(|| internal("register out of range"))?;
+        *slot = value;
+        Ok(())
+    }
+
+    fn args(&self, base: usize, args: Reg, argc: u8) -> Result<Args> {
+        let start = base + args.as_usize();
+        let slice = self
+            .regs
+            .get(start..start + usize::from(argc))
+            .ok_or_else(|| internal("argument block out of range"))?;
+        Ok(slice.iter().cloned().collect())
+    }
+
+    /// Executes one instruction. `pc` is already advanced past it.
+    #[inline]
+    #[allow(clippy::too_many_lines)]
+    fn exec(&mut self, program: &Program, op: Op, base: usize, pc: usize) -> Result<Flow> {
+        match op {
+            Op::Move { dst, src } => {
+                let value = self.reg(base, src)?.clone();
+                self.set(base, dst, value)?;
+            }
+            Op::LoadConst { dst, idx } => {
+                let value = program
+                    .constants
+                    .get(idx.as_usize())
+                    .ok_or_else(|| internal("constant"))?
+                    .clone();
+                self.set(base, dst, value)?;
+            }
+            Op::LoadNil { dst } => self.set(base, dst, Value::Nil)?,
+            Op::LoadT { dst } => self.set(base, dst, Value::T)?,
+            Op::LoadInt { dst, value } => self.set(base, dst, Value::Int(i64::from(value)))?,
+            Op::NewCell { dst, src } => {
+                let value = self.reg(base, src)?.clone();
+                self.charge_retained(8)?;
+                let index = i64::try_from(self.cells.len()).map_err(|_| internal("cell heap"))?;
+                self.cells.push(value);
+                self.set(base, dst, Value::Int(index))?;
+            }
+            Op::LoadCell { dst, cell } => {
+                let index = cell_index(self.reg(base, cell)?)?;
+                let value = self
+                    .cells
+                    .get(index)
+                    .ok_or_else(|| internal("cell"))?
+                    .clone();
+                self.set(base, dst, value)?;
+            }
+            Op::StoreCell { cell, src } => {
+                let index = cell_index(self.reg(base, cell)?)?;
+                let value = self.reg(base, src)?.clone();
+                *self.cells.get_mut(index).ok_or_else(|| internal("cell"))? = value;
+            }
+            Op::LoadUpval { dst, idx } => {
+                let index = self.upvalue(idx)?;
+                let value = self
+                    .cells
+                    .get(index)
+                    .ok_or_else(|| internal("cell"))?
+                    .clone();
+                self.set(base, dst, value)?;
+            }
+            Op::StoreUpval { idx, src } => {
+                let index = self.upvalue(idx)?;
+                let value = self.reg(base, src)?.clone();
+                *self.cells.get_mut(index).ok_or_else(|| internal("cell"))? = value;
+            }
+            Op::Jump { offset } => return Ok(Flow::Jump(i64::from(offset))),
+            Op::JumpIfNil { src, offset } => {
+                if self.reg(base, src)?.is_nil() {
+                    return Ok(Flow::Jump(i64::from(offset)));
+                }
+            }
+            Op::JumpIfNotNil { src, offset } => {
+                if !self.reg(base, src)?.is_nil() {
+                    return Ok(Flow::Jump(i64::from(offset)));
+                }
+            }
+            Op::JumpIfNotLess { lhs, rhs, offset } => {
+                let less = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => a < b,
+                    (a, b) => {
+                        let args: Args = [a.clone(), b.clone()].into_iter().collect();
+                        self.primitive(fast::LESS, &args)?.is_true()
+                    }
+                };
+                if !less {
+                    return Ok(Flow::Jump(i64::from(offset)));
+                }
+            }
+            Op::Return { src } => {
+                let value = std::mem::take(
+                    self.regs
+                        .get_mut(base + src.as_usize())
+                        .ok_or_else(|| internal("return"))?,
+                );
+                return self.return_value(value);
+            }
+            Op::Fail { msg } => {
+                let message = program
+                    .constants
+                    .get(msg.as_usize())
+                    .and_then(Value::as_str)
+                    .unwrap_or("Script error");
+                return Err(Error::script(message));
+            }
+            Op::CallFn {
+                dst,
+                func,
+                args,
+                argc,
+            } => {
+                let args = self.args(base, args, argc)?;
+                self.enter(
+                    program,
+                    func.as_usize(),
+                    None,
+                    args,
+                    base + dst.as_usize(),
+                    pc,
+                )?;
+                return Ok(Flow::Enter);
+            }
+            Op::TailCallFn { func, args, argc } => {
+                let args = self.args(base, args, argc)?;
+                self.tail_enter(program, func.as_usize(), args)?;
+                return Ok(Flow::Enter);
+            }
+            Op::CallPrim {
+                dst,
+                prim,
+                args,
+                argc,
+            } => {
+                let args = self.args(base, args, argc)?;
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
+            Op::CallValue {
+                dst,
+                callee,
+                args,
+                argc,
+            } => {
+                let callee = self.reg(base, callee)?.clone();
+                let args = self.args(base, args, argc)?;
+                return self.call_value(program, &callee, args, base + dst.as_usize(), pc);
+            }
+            Op::ApplyValue {
+                dst,
+                callee,
+                args,
+                argc,
+            } => {
+                let callee = self.reg(base, callee)?.clone();
+                let mut args = self.args(base, args, argc)?;
+                let last = args.pop().unwrap_or(Value::Nil);
+                let Some(spread) = last.list_to_vec() else {
+                    return Err(Error::script("'apply': last argument must be a list"));
+                };
+                self.stats.fuel_used = self.stats.fuel_used.saturating_add(spread.len() as u64);
+                args.extend(spread);
+                return self.call_value(program, &callee, args, base + dst.as_usize(), pc);
+            }
+            Op::CheckCallable { src } => {
+                let value = self.reg(base, src)?.clone();
+                self.resolve_callable(program, &value)?;
+            }
+            Op::MakeClosure { dst, func } => {
+                let child = program
+                    .functions
+                    .get(func.as_usize())
+                    .ok_or_else(|| internal("closure function"))?;
+                let mut captures = Vec::with_capacity(child.captures.len());
+                for capture in &child.captures {
+                    let index = match *capture {
+                        Capture::Cell(reg) => cell_index(self.reg(base, reg)?)?,
+                        Capture::Upvalue(idx) => self.upvalue(idx)?,
+                    };
+                    captures.push(u32::try_from(index).map_err(|_| internal("cell index"))?);
+                }
+                self.charge_retained(8 + 4 * captures.len() as u64)?;
+                let closure = Closure {
+                    function: u32::from(func.0),
+                    captures: captures.into_boxed_slice(),
+                };
+                self.set(base, dst, Value::Closure(Arc::new(closure)))?;
+            }
+            Op::CallTool {
+                dst,
+                tool,
+                args,
+                argc,
+            } => {
+                let args = self.args(base, args, argc)?;
+                let span = self.current_span(program, pc);
+                return self.call_tool(program, tool.as_usize(), args, base + dst.as_usize(), span);
+            }
+            Op::BatchBegin => {
+                if self.batch.is_some() {
+                    return Err(Error::script(
+                        "A parallel call argument may not call another tool",
+                    ));
+                }
+                self.batch = Some(Vec::new());
+            }
+            Op::BatchPush { tool, args, argc } => {
+                let args = self.args(base, args, argc)?;
+                let span = self.current_span(program, pc);
+                let request = self.request(program, tool.as_usize(), args, span)?;
+                self.batch
+                    .as_mut()
+                    .ok_or_else(|| internal("batch push outside a batch"))?
+                    .push(request);
+            }
+            Op::BatchEnd { dst } => {
+                let batch = self
+                    .batch
+                    .take()
+                    .ok_or_else(|| internal("batch end outside a batch"))?;
+                if batch.is_empty() {
+                    self.set(base, dst, Value::Nil)?;
+                    return Ok(Flow::Next);
+                }
+                let count = batch.len() as u64;
+                if self.stats.tool_calls.saturating_add(count) > self.limits.tool_calls {
+                    return Err(Error::new(
+                        ErrorKind::ToolCall,
+                        format!(
+                            "Script exceeded its budget of {} tool calls before a {}-call parallel batch at call {}",
+                            self.limits.tool_calls,
+                            count,
+                            self.stats.tool_calls + 1
+                        ),
+                    ));
+                }
+                self.stats.tool_calls += count;
+                self.state = State::WaitingBatch {
+                    dst: base + dst.as_usize(),
+                    count: batch.len(),
+                };
+                return Ok(Flow::Suspend(Step::Batch(batch)));
+            }
+            Op::Add { dst, lhs, rhs } => {
+                let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => match a.checked_add(*b) {
+                        Some(n) if n.unsigned_abs() < self.int_bound => Value::Int(n),
+                        _ => self.binary(fast::ADD, base, lhs, rhs)?,
+                    },
+                    _ => self.binary(fast::ADD, base, lhs, rhs)?,
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::Sub { dst, lhs, rhs } => {
+                let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => match a.checked_sub(*b) {
+                        Some(n) if n.unsigned_abs() < self.int_bound => Value::Int(n),
+                        _ => self.binary(fast::SUB, base, lhs, rhs)?,
+                    },
+                    _ => self.binary(fast::SUB, base, lhs, rhs)?,
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::AddImm { dst, lhs, imm } => {
+                let value = match self.reg(base, lhs)? {
+                    Value::Int(a) => match a.checked_add(i64::from(imm)) {
+                        Some(n) if n.unsigned_abs() < self.int_bound => Value::Int(n),
+                        _ => self
+                            .primitive(fast::ADD, &[Value::Int(*a), Value::Int(i64::from(imm))])?,
+                    },
+                    other => {
+                        let args = [other.clone(), Value::Int(i64::from(imm))];
+                        self.primitive(fast::ADD, &args)?
+                    }
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::Less { dst, lhs, rhs } => {
+                let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => Value::bool(a < b),
+                    _ => self.binary(fast::LESS, base, lhs, rhs)?,
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::NumEq { dst, lhs, rhs } => {
+                let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => Value::bool(a == b),
+                    _ => self.binary(fast::NUM_EQ, base, lhs, rhs)?,
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::Eq { dst, lhs, rhs } => {
+                let value =
+                    Value::bool(crate::equal::eq(self.reg(base, lhs)?, self.reg(base, rhs)?));
+                self.set(base, dst, value)?;
+            }
+            Op::Car { dst, src } => {
+                let value = match self.reg(base, src)? {
+                    Value::Cons(cell) => cell.car().clone(),
+                    Value::Nil => Value::Nil,
+                    other => {
+                        let args = [other.clone()];
+                        self.primitive(fast::CAR, &args)?
+                    }
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::Cdr { dst, src } => {
+                let value = match self.reg(base, src)? {
+                    Value::Cons(cell) => cell.cdr().clone(),
+                    Value::Nil => Value::Nil,
+                    other => {
+                        let args = [other.clone()];
+                        self.primitive(fast::CDR, &args)?
+                    }
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::Cons { dst, lhs, rhs } => {
+                let car = self.reg(base, lhs)?.clone();
+                let cdr = self.reg(base, rhs)?.clone();
+                let value = Value::cons(car, cdr);
+                check_weight(value.weight(), &self.limits)?;
+                self.charge_retained(1)?;
+                self.set(base, dst, value)?;
+            }
+            Op::Not { dst, src } => {
+                let value = Value::bool(self.reg(base, src)?.is_nil());
+                self.set(base, dst, value)?;
+            }
+            Op::AssertList { src, msg } => {
+                if !self.reg(base, src)?.is_list() {
+                    let message = program
+                        .constants
+                        .get(msg.as_usize())
+                        .and_then(Value::as_str)
+                        .unwrap_or("Expected a list");
+                    return Err(Error::script(message));
+                }
+            }
+            Op::ReverseList { dst, src } => {
+                let list = self.reg(base, src)?.clone();
+                let mut out = Value::Nil;
+                let mut count = 0u64;
+                for item in list.iter() {
+                    out = Value::cons(item.clone(), out);
+                    count += 1;
+                }
+                self.stats.fuel_used = self.stats.fuel_used.saturating_add(count);
+                check_weight(out.weight(), &self.limits)?;
+                self.set(base, dst, out)?;
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn upvalue(&self, idx: u16) -> Result<usize> {
+        let closure = self
+            .frames
+            .last()
+            .and_then(|f| f.closure.as_ref())
+            .ok_or_else(|| internal("no closure"))?;
+        closure
+            .captures
+            .get(usize::from(idx))
+            .map(|&i| i as usize)
+            .ok_or_else(|| internal("capture"))
+    }
+
+    fn current_span(&self, program: &Program, pc: usize) -> crate::Span {
+        self.frames
+            .last()
+            .and_then(|f| program.functions.get(f.func))
+            .map_or_else(crate::Span::default, |f| span_at(f, pc.saturating_sub(1)))
+    }
+
+    fn binary(&mut self, prim: usize, base: usize, lhs: Reg, rhs: Reg) -> Result<Value> {
+        let args: Args = [self.reg(base, lhs)?.clone(), self.reg(base, rhs)?.clone()]
+            .into_iter()
+            .collect();
+        self.primitive(prim, &args)
+    }
+
+    /// Calls a primitive with the operand accounting of the dialect: arity, the value budget
+    /// of the argument list with shared structure counted per use, the call, then the
+    /// primitive's work (fuel), its fresh structure (retained) and its result's size.
+    fn primitive(&mut self, index: usize, args: &[Value]) -> Result<Value> {
+        let prim = PRIMITIVES
+            .get(index)
+            .ok_or_else(|| internal("primitive index"))?;
+        if !prim.accepts(args.len()) {
+            return Err(Error::script(format!(
+                "Wrong number of arguments: {}, {}",
+                prim.name,
+                args.len()
+            )));
+        }
+        let total = args.iter().fold(Weight::leaf(0), |w, a| w.plus(a.weight()));
+        check_weight(total, &self.limits)?;
+        let mut ctx = PrimCtx::new(&self.limits, &mut self.symbols).with_regexps(&mut self.regexps);
+        let result = (prim.run)(&mut ctx, args);
+        let (work, allocated) = (ctx.work(), ctx.allocated());
+        self.stats.fuel_used = self.stats.fuel_used.saturating_add(work);
+        let value = result?;
+        if self.metered && self.stats.fuel_used > self.limits.steps {
+            return Err(step_budget(&self.limits, self.stats.fuel_used));
+        }
+        self.charge_retained(allocated)?;
+        check_weight(value.weight(), &self.limits)?;
+        Ok(value)
+    }
+
+    /// What a callable value names, or the dialect's error for a value that is not one.
+    fn resolve_callable(&self, program: &Program, value: &Value) -> Result<Target> {
+        match value {
+            Value::Closure(closure) => Ok(Target::Closure(Arc::clone(closure))),
+            Value::Sym(symbol) => match program.callable(*symbol) {
+                Some(Callable::Function(f)) => Ok(Target::Function(f.as_usize())),
+                Some(Callable::Primitive(p)) => Ok(Target::Primitive(p.as_usize())),
+                Some(Callable::Tool(t)) => Ok(Target::Tool(t.as_usize())),
+                Some(Callable::Macro) => Err(Error::script(format!(
+                    "Macro {} cannot be used as a function value",
+                    self.symbols.name(*symbol)
+                ))),
+                None => Err(Error::script(format!(
+                    "Void or forbidden function: {}",
+                    self.symbols.name(*symbol)
+                ))),
+            },
+            Value::Nil => Err(Error::script("Void or forbidden function: nil")),
+            Value::T => Err(Error::script("Void or forbidden function: t")),
+            other => Err(Error::script(format!(
+                "Not callable: {}",
+                print::to_string(other, Style::Prin1, &self.symbols)
+            ))),
+        }
+    }
+
+    fn call_value(
+        &mut self,
+        program: &Program,
+        callee: &Value,
+        args: Args,
+        ret: usize,
+        pc: usize,
+    ) -> Result<Flow> {
+        match self.resolve_callable(program, callee)? {
+            Target::Closure(closure) => {
+                let func = closure.function as usize;
+                self.enter(program, func, Some(closure), args, ret, pc)?;
+                Ok(Flow::Enter)
+            }
+            Target::Function(func) => {
+                self.enter(program, func, None, args, ret, pc)?;
+                Ok(Flow::Enter)
+            }
+            Target::Primitive(prim) => {
+                let value = self.primitive(prim, &args)?;
+                *self
+                    .regs
+                    .get_mut(ret)
+                    .ok_or_else(|| internal("result register"))? = value;
+                Ok(Flow::Next)
+            }
+            Target::Tool(tool) => {
+                let span = self.current_span(program, pc);
+                self.call_tool(program, tool, args, ret, span)
+            }
+        }
+    }
+
+    fn request(
+        &mut self,
+        program: &Program,
+        tool: usize,
+        args: Args,
+        span: crate::Span,
+    ) -> Result<ToolRequest> {
+        let name = program
+            .tools
+            .get(tool)
+            .ok_or_else(|| internal("tool index"))?;
+        let count = args.len() as u64;
+        let list = Value::list(args);
+        let weight = list.weight();
+        check_weight(weight, &self.limits)?;
+        if weight.has_closure {
+            return Err(closure_boundary());
+        }
+        self.charge_retained(count)?;
+        Ok(ToolRequest {
+            tool: Arc::clone(name),
+            args: list,
+            span,
+        })
+    }
+
+    fn call_tool(
+        &mut self,
+        program: &Program,
+        tool: usize,
+        args: Args,
+        ret: usize,
+        span: crate::Span,
+    ) -> Result<Flow> {
+        if self.batch.is_some() {
+            return Err(Error::script(
+                "A parallel call argument may not call another tool",
+            ));
+        }
+        let name = program
+            .tools
+            .get(tool)
+            .ok_or_else(|| internal("tool index"))?;
+        if self.stats.tool_calls >= self.limits.tool_calls {
+            return Err(Error::new(
+                ErrorKind::ToolCall,
+                format!(
+                    "Script exceeded its budget of {} tool calls before nested call {} at call {}",
+                    self.limits.tool_calls,
+                    name,
+                    self.stats.tool_calls + 1
+                ),
+            ));
+        }
+        let request = self.request(program, tool, args, span)?;
+        self.stats.tool_calls += 1;
+        self.state = State::WaitingTool { dst: ret };
+        Ok(Flow::Suspend(Step::Tool(request)))
+    }
+
+    /// Binds `args` to `func`'s parameters in a new window at `base`.
+    fn bind(&mut self, func: &Function, base: usize, args: Args) -> Result<()> {
+        let required = usize::from(func.required);
+        let optional = usize::from(func.optional);
+        let given = args.len();
+        if given < required || (!func.rest && given > required + optional) {
+            return Err(arity_error(func, given));
+        }
+        self.regs.truncate(base);
+        self.regs
+            .resize(base + usize::from(func.registers), Value::Nil);
+        let mut args = args.into_iter();
+        for slot in 0..(required + optional).min(given) {
+            if let (Some(value), Some(reg)) = (args.next(), self.regs.get_mut(base + slot)) {
+                *reg = value;
+            }
+        }
+        if func.rest {
+            let rest: Vec<Value> = args.collect();
+            self.charge_retained(rest.len() as u64)?;
+            let list = Value::list(rest);
+            *self
+                .regs
+                .get_mut(base + required + optional)
+                .ok_or_else(|| internal("rest register"))? = list;
+        }
+        Ok(())
+    }
+
+    fn enter(
+        &mut self,
+        program: &Program,
+        func: usize,
+        closure: Option<Arc<Closure>>,
+        args: Args,
+        ret: usize,
+        pc: usize,
+    ) -> Result<()> {
+        let callee = program
+            .functions
+            .get(func)
+            .ok_or_else(|| internal("function index"))?;
+        if self.frames.len() as u64 >= self.limits.stack_depth {
+            return Err(Error::new(
+                ErrorKind::Stack,
+                format!(
+                    "Script exceeded its stack budget of {} frames; recursion is too deep",
+                    self.limits.stack_depth
+                ),
+            ));
+        }
+        let top = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| internal("no caller"))?;
+        top.pc = pc;
+        let caller = program
+            .functions
+            .get(top.func)
+            .ok_or_else(|| internal("caller"))?;
+        let base = top.base + usize::from(caller.registers);
+        self.bind(callee, base, args)?;
+        self.frames.push(Frame {
+            func,
+            pc: 0,
+            base,
+            ret,
+            closure,
+        });
+        Ok(())
+    }
+
+    fn tail_enter(&mut self, program: &Program, func: usize, args: Args) -> Result<()> {
+        let callee = program
+            .functions
+            .get(func)
+            .ok_or_else(|| internal("function index"))?;
+        let base = self.frames.last().ok_or_else(|| internal("no frame"))?.base;
+        self.bind(callee, base, args)?;
+        let top = self.frames.last_mut().ok_or_else(|| internal("no frame"))?;
+        top.func = func;
+        top.pc = 0;
+        top.closure = None;
+        Ok(())
+    }
+
+    fn return_value(&mut self, value: Value) -> Result<Flow> {
+        let frame = self
+            .frames
+            .pop()
+            .ok_or_else(|| internal("return without frame"))?;
+        if self.frames.is_empty() {
+            let weight = value.weight();
+            check_weight(weight, &self.limits)?;
+            if weight.has_closure {
+                return Err(closure_boundary());
+            }
+            self.regs.clear();
+            return Ok(Flow::Finish(value));
+        }
+        self.regs.truncate(frame.base);
+        *self
+            .regs
+            .get_mut(frame.ret)
+            .ok_or_else(|| internal("return register"))? = value;
+        Ok(Flow::Leave)
+    }
+}
+
+/// What to do after one instruction.
+enum Flow {
+    Next,
+    Jump(i64),
+    /// A frame was pushed or replaced.
+    Enter,
+    /// A frame was popped.
+    Leave,
+    Finish(Value),
+    Suspend(Step),
+}
+
+/// A resolved callable value.
+enum Target {
+    Closure(Arc<Closure>),
+    Function(usize),
+    Primitive(usize),
+    Tool(usize),
+}
+
+/// Indices of the primitives behind the fast-path instructions, pinned by a test.
+pub(crate) mod fast {
+    pub const CAR: usize = 0;
+    pub const CDR: usize = 1;
+    pub const ADD: usize = 44;
+    pub const SUB: usize = 45;
+    pub const NUM_EQ: usize = 58;
+    pub const LESS: usize = 60;
+}
+
+fn jump_target(pc: usize, offset: i64) -> Option<usize> {
+    let target = i64::try_from(pc).ok()?.checked_add(offset)?;
+    usize::try_from(target).ok()
+}
+
+fn span_at(func: &Function, pc: usize) -> crate::Span {
+    func.spans
+        .get(pc)
+        .or_else(|| func.spans.last())
+        .copied()
+        .unwrap_or_default()
+}
+
+fn cell_index(value: &Value) -> Result<usize> {
+    match value {
+        Value::Int(n) => usize::try_from(*n).map_err(|_| internal("cell register")),
+        _ => Err(internal("cell register")),
+    }
+}
+
+fn closure_boundary() -> Error {
+    Error::new(
+        ErrorKind::Value,
+        "Guest closures cannot cross a tool or result boundary",
+    )
+}
+
+fn step_budget(limits: &Limits, used: u64) -> Error {
+    Error::new(
+        ErrorKind::Step,
+        format!(
+            "Script exceeded its step budget of {} after {} steps; narrow the script",
+            limits.steps, used
+        ),
+    )
+}
+
+fn arity_error(func: &Function, given: usize) -> Error {
+    let required = usize::from(func.required);
+    let optional = usize::from(func.optional);
+    let expected = if func.rest {
+        format!("at least {required}")
+    } else if optional == 0 {
+        format!("{required}")
+    } else {
+        format!("{required} to {}", required + optional)
+    };
+    Error::script(format!(
+        "Wrong number of arguments: expected {expected}, got {given}"
+    ))
+}
+
+/// A failure the verifier should have made impossible: reported as a script error rather
+/// than a panic, so even a compiler bug cannot take the host down.
+#[cold]
+fn internal(what: &str) -> Error {
+    Error::script(format!("Internal machine error: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_indices_name_their_primitives() {
+        for (index, name) in [
+            (fast::CAR, "car"),
+            (fast::CDR, "cdr"),
+            (fast::ADD, "+"),
+            (fast::SUB, "-"),
+            (fast::NUM_EQ, "="),
+            (fast::LESS, "<"),
+        ] {
+            assert_eq!(crate::prims::lookup(name), Some(index), "{name}");
+        }
+    }
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn machine_is_send() {
+        assert_send::<Machine>();
+    }
+}
