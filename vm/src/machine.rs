@@ -477,10 +477,10 @@ impl Machine {
                         continue;
                     }
                 }
-                Op::LoadInt { dst, value } => {
-                    if self.put_int(base + dst.as_usize(), i64::from(value)) {
-                        continue;
-                    }
+                Op::LoadInt { dst, value }
+                    if self.put_int(base + dst.as_usize(), i64::from(value)) =>
+                {
+                    continue;
                 }
                 Op::Move { dst, src } => {
                     if let Some(&Value::Int(n)) = self.regs.get(base + src.as_usize())
@@ -651,15 +651,15 @@ impl Machine {
                 let value = self.reg(base, src)?.clone();
                 *self.cells.get_mut(index).ok_or_else(|| internal("cell"))? = value;
             }
-            Op::Jump { offset } => return Ok(Flow::Jump(i32::from(offset))),
+            Op::Jump { offset } => return Ok(Flow::Jump(offset)),
             Op::JumpIfNil { src, offset } => {
                 if self.reg(base, src)?.is_nil() {
-                    return Ok(Flow::Jump(i32::from(offset)));
+                    return Ok(Flow::Jump(offset));
                 }
             }
             Op::JumpIfNotNil { src, offset } => {
                 if !self.reg(base, src)?.is_nil() {
-                    return Ok(Flow::Jump(i32::from(offset)));
+                    return Ok(Flow::Jump(offset));
                 }
             }
             Op::JumpIfNotLess { lhs, rhs, offset } => {
