@@ -191,11 +191,23 @@ fn operators_resolve_before_arguments() {
         &roster,
         Limits::default(),
     );
+    let run_support::Outcome::Error(kind, message) = outcome else {
+        panic!("expected an error")
+    };
+    assert_eq!(kind, "preflight");
+    assert!(message.starts_with("Unknown functions: bogus"), "{message}");
+    assert!(calls.is_empty());
+    // A computed call of an unknown name fails when reached, before its arguments run.
+    let (outcome, calls) = run_with(
+        "(Read) (funcall (car '(bogus)) (Read))",
+        &roster,
+        Limits::default(),
+    );
     assert_eq!(
         outcome,
         error("script", "Void or forbidden function: bogus")
     );
-    assert!(calls.is_empty());
+    assert_eq!(calls.len(), 1);
 }
 
 #[test]
