@@ -489,6 +489,70 @@ impl Machine {
                         continue;
                     }
                 }
+                Op::CallFn {
+                    dst,
+                    func: callee_index,
+                    args,
+                    argc,
+                } => {
+                    // Exact-arity call of a script function: push the frame here.
+                    if let Some(callee) = program.functions.get(callee_index.as_usize())
+                        && callee.optional == 0
+                        && !callee.rest
+                        && usize::from(argc) == usize::from(callee.required)
+                        && (self.frames.len() as u64) < self.limits.stack_depth
+                    {
+                        let new_base = base + usize::from(func.registers);
+                        self.ensure_registers(new_base + usize::from(callee.registers));
+                        let start = base + args.as_usize();
+                        let argc = usize::from(argc);
+                        let (below, window) = self.regs.split_at_mut(new_base);
+                        if let (Some(source), Some(target)) =
+                            (below.get(start..start + argc), window.get_mut(..argc))
+                        {
+                            target.clone_from_slice(source);
+                            if let Some(top) = self.frames.last_mut() {
+                                top.pc = pc;
+                            }
+                            let ret = base + dst.as_usize();
+                            self.frames.push(Frame {
+                                func: callee_index.as_usize(),
+                                pc: 0,
+                                base: new_base,
+                                ret,
+                                closure: None,
+                            });
+                            func = callee;
+                            pc = 0;
+                            base = new_base;
+                            continue;
+                        }
+                    }
+                }
+                Op::Return { src } if self.frames.len() > 1 => {
+                    // Return to a guest caller (the script body's return runs the final checks).
+                    let value = match self.regs.get_mut(base + src.as_usize()) {
+                        Some(slot) => std::mem::take(slot),
+                        None => Value::Nil,
+                    };
+                    if let Some(frame) = self.frames.pop()
+                        && let Some(&Frame {
+                            func: caller_index,
+                            pc: caller_pc,
+                            base: caller_base,
+                            ..
+                        }) = self.frames.last()
+                        && let Some(caller) = program.functions.get(caller_index)
+                        && self.put(frame.ret, value)
+                    {
+                        func = caller;
+                        pc = caller_pc;
+                        base = caller_base;
+                        continue;
+                    }
+                    self.stats.fuel_used = fuel;
+                    return Err(internal("return to a missing frame"));
+                }
                 _ => {}
             }
             self.stats.fuel_used = fuel;
@@ -1129,6 +1193,17 @@ impl Machine {
         Ok(Flow::Suspend)
     }
 
+    /// Makes the register file at least `len` long. The file only grows during a run:
+    /// a returning frame leaves its registers as they are, and the lowering writes every
+    /// register before reading it, so stale values are never observed. They only delay
+    /// the release of values whose allocation was already charged to the retained budget.
+    #[inline(always)]
+    fn ensure_registers(&mut self, len: usize) {
+        if self.regs.len() < len {
+            self.regs.resize(len, Value::Nil);
+        }
+    }
+
     /// Binds `args` to `func`'s parameters in a new window at `base`.
     fn bind(&mut self, func: &Function, base: usize, args: Args) -> Result<()> {
         let required = usize::from(func.required);
@@ -1137,13 +1212,12 @@ impl Machine {
         if given < required || (!func.rest && given > required + optional) {
             return Err(arity_error(func, given));
         }
-        self.regs.truncate(base);
-        self.regs
-            .resize(base + usize::from(func.registers), Value::Nil);
+        self.ensure_registers(base + usize::from(func.registers));
         let mut args = args.into_iter();
-        for slot in 0..(required + optional).min(given) {
-            if let (Some(value), Some(reg)) = (args.next(), self.regs.get_mut(base + slot)) {
-                *reg = value;
+        for slot in 0..required + optional {
+            let value = args.next().unwrap_or(Value::Nil);
+            if !self.put(base + slot, value) {
+                return Err(internal("parameter window"));
             }
         }
         if func.rest {
@@ -1229,9 +1303,7 @@ impl Machine {
             .get(top.func)
             .ok_or_else(|| internal("caller"))?;
         let base = top.base + usize::from(caller.registers);
-        self.regs.truncate(base);
-        self.regs
-            .resize(base + usize::from(callee.registers), Value::Nil);
+        self.ensure_registers(base + usize::from(callee.registers));
         let argc = usize::from(argc);
         let (below, window) = self.regs.split_at_mut(base);
         let source = below
@@ -1280,7 +1352,6 @@ impl Machine {
             self.outcome_value = value;
             return Ok(Flow::Finish);
         }
-        self.regs.truncate(frame.base);
         *self
             .regs
             .get_mut(frame.ret)
