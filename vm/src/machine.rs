@@ -306,7 +306,7 @@ impl Machine {
             self.deadline = self
                 .limits
                 .seconds
-                .and_then(|s| now.checked_add(Duration::from_secs_f64(s)));
+                .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
         } else if self.deadline.is_some_and(|d| now >= d) {
             let seconds = self.limits.seconds.unwrap_or_default();
             return Err(Error::new(
@@ -324,7 +324,7 @@ impl Machine {
         self.slice_deadline = self
             .limits
             .slice_seconds
-            .and_then(|s| now.checked_add(Duration::from_secs_f64(s)));
+            .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
         self.next_check = self.next_mark();
         Ok(())
     }
