@@ -241,3 +241,35 @@ fn h43_h45_indices_are_characters_and_bounds_are_checked() {
     assert_value(&hostile("(nth -9223372036854775808 '(1 2))"), "1");
     assert_value(&hostile("(nth 9223372036854775807 '(1 2))"), "nil");
 }
+
+#[test]
+fn h33_h35_h46_h48_data_is_immutable_so_cycles_and_tables_cannot_be_built() {
+    let suffix = ".  Callable names are limited to the documented special forms and conveniences, \
+                  the pure data primitives, this script's definitions, and this request's tools";
+    for (source, names) in [
+        ("(let ((l (list 1))) (setcdr l l) (length l))", "setcdr"),
+        ("(setcar '(1 2) 3)", "setcar"),
+        ("(nconc (list 1) (list 2))", "nconc"),
+        (
+            "(puthash 1 2 (make-hash-table))",
+            "puthash, make-hash-table",
+        ),
+    ] {
+        let report = hostile(source);
+        assert_eq!(report.outcome.kind(), "preflight", "{source}");
+        assert!(
+            report
+                .outcome
+                .text()
+                .starts_with(&format!("Unknown functions: {names}")),
+            "{:?}",
+            report.outcome
+        );
+        assert!(report.outcome.text().ends_with(suffix));
+    }
+    // A literal is one shared, immutable object: evaluating it twice gives `eq` data.
+    assert_value(
+        &hostile("(let ((a nil)) (dotimes (i 2) (push '(1 2) a)) (eq (car a) (car (cdr a))))"),
+        "t",
+    );
+}
