@@ -53,7 +53,7 @@ def write(target, data):
 
 for s in sorted(scripts):
     b = s.encode()
-    for target in ("lex_parse", "compile", "compile_verify"):
+    for target in ("lex_parse", "compile", "compile_verify", "differential"):
         write(target, b)
     for variant in range(4):
         host = bytes([1, 5]) + b"hello" + bytes([2, 3]) + b"bad" + bytes([3, 9]) + b'{"a":[1]}' + bytes([4, 3, 5, 40, 2])

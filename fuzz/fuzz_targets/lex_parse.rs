@@ -33,7 +33,11 @@ fuzz_target!(|data: &[u8]| {
                         "print/read is not a fixpoint"
                     );
                     assert_eq!(forms.len(), again.len());
-                    for (first, second) in forms.iter().zip(&again) {
+                    // `#:name` reads an uninterned symbol, which prints as `name` (Emacs's
+                    // default, print-gensym nil) and so reads back interned: skip data
+                    // equality for sources that use it.
+                    let uninterned = source.contains("#:");
+                    for (first, second) in forms.iter().zip(&again).filter(|_| !uninterned) {
                         assert!(
                             ptc_vm::equal::equal(&first.to_value(), &second.to_value()),
                             "printed data reads back different: {printed:?}"

@@ -98,6 +98,16 @@ enum Stop {
 
 type Eval<T> = Result<T, Stop>;
 
+/// Forms the reference does not implement (transformers, `parallel`, definitions in
+/// expression position, unquotes): the comparison skips scripts that reach them.
+fn is_unsupported_form(name: &str) -> bool {
+    ptc_compiler::tables::is_special_form(name)
+        || ptc_compiler::tables::is_transformer(name)
+        || ptc_compiler::tables::is_definition_form(name)
+        || name == ","
+        || name == ",@"
+}
+
 fn script_error(message: impl Into<String>) -> Stop {
     Stop::Error("script", message.into())
 }
@@ -201,6 +211,9 @@ impl Evaluator {
         let mut mode = 0;
         for param in list {
             let name = self.name(param).ok_or_else(|| unsupported("parameter"))?;
+            if name.starts_with(':') {
+                return Err(unsupported("keyword parameter"));
+            }
             match (name.as_str(), mode) {
                 ("&optional", 0) => mode = 1,
                 ("&rest", 0 | 1) => mode = 2,
@@ -415,6 +428,9 @@ impl Evaluator {
             }
             "defun" | "defmacro" => Err(unsupported("nested definition")),
             _ => {
+                if is_unsupported_form(&op) {
+                    return Err(unsupported(format!("form {op}")));
+                }
                 let values = self.eval_args(args, env)?;
                 self.call_named(&op, values)
             }
@@ -449,6 +465,9 @@ impl Evaluator {
                 _ => return Err(unsupported("let binding")),
             };
             let name = name.ok_or_else(|| unsupported("let binding name"))?;
+            if name.starts_with(':') {
+                return Err(unsupported("keyword binding name"));
+            }
             if sequential {
                 inner = inner.bind(name, value);
             } else {
@@ -500,6 +519,9 @@ impl Evaluator {
     }
 
     fn call_named(&mut self, name: &str, args: Vec<RVal>) -> Eval<RVal> {
+        if is_unsupported_form(name) {
+            return Err(unsupported(format!("form {name}")));
+        }
         if let Some(lambda) = self.functions.get(name).cloned() {
             return self.call_lambda(&lambda, args);
         }
