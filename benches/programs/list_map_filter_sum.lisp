@@ -1,0 +1,17 @@
+;; Workload 3: build a 10 000-element list, map x*2, keep even, sum (collections).
+;; Expected 99990000.
+(defun run (n)
+  (let ((xs nil))
+    (dotimes (i n)
+      (push i xs))
+    (setq xs (reverse xs))
+    (let ((doubled (mapcar (lambda (x) (* x 2)) xs))
+          (evens nil)
+          (total 0))
+      (dolist (x doubled)
+        (when (= (% x 2) 0)
+          (push x evens)))
+      (dolist (x (reverse evens))
+        (setq total (+ total x)))
+      total)))
+(run 10000)
