@@ -268,11 +268,6 @@ fn h66_many_nested_lets_compile_and_run() {
 /// the datum `(, @a)` — read from `, @a` — prints as `,@a`, which reads back as the
 /// splice `(,@ a)`.
 #[test]
-#[ignore = "BUG: printing (\\, SYMBOL) where SYMBOL's name starts with `@` gives `,@name`, \
-            which reads back as a splice (,@ name): print/read is not a fixpoint. Found by \
-            fuzz target lex_parse. Fix in compiler/src/sexp_print.rs and vm/src/print.rs: \
-            when the unquoted datum is a symbol whose name starts with `@`, print `, @name` \
-            (or escape it as `,\\@name`)."]
 fn fuzz_lex_parse_unquote_of_an_at_symbol_round_trips() {
     use ptc_compiler::read_script;
     use ptc_compiler::sexp_print::forms_to_string;
