@@ -1011,6 +1011,7 @@ impl Machine {
                 }
                 self.stats.fuel_used = self.stats.fuel_used.saturating_add(count);
                 check_weight(out.weight(), &self.limits)?;
+                self.charge_retained(count)?;
                 self.set(base, dst, out)?;
             }
         }
