@@ -296,41 +296,9 @@ pub struct Registry {
     index: HashMap<String, usize>,
 }
 
-/// Names the guest language reserves (§14.1): forms, transformers and definitions.
-const RESERVED: &[&str] = &[
-    "ToolCall",
-    "ToolSearch",
-    "defun",
-    "defmacro",
-    "nil",
-    "t",
-    // special forms (§4)
-    "quote",
-    "if",
-    "progn",
-    "cond",
-    "and",
-    "or",
-    "let",
-    "let*",
-    "setq",
-    "while",
-    "lambda",
-    "funcall",
-    "apply",
-    "mapcar",
-    "parallel",
-    "parallel-map",
-    // syntax transformers (§5)
-    "when",
-    "unless",
-    "push",
-    "dolist",
-    "dotimes",
-    "`",
-    ",",
-    ",@",
-];
+/// Names reserved besides the compiler's closed tables (§14.1): the envelope tools, the
+/// constants and the unquote operators.
+const RESERVED: &[&str] = &["ToolCall", "ToolSearch", "nil", "t", ",", ",@"];
 
 /// Whether `name` is a legal tool name for the guest language (§14.1): it reads as exactly
 /// one non-keyword symbol of the same name and is not reserved or a primitive.
@@ -347,10 +315,8 @@ pub fn is_legal_tool_name(name: &str) -> bool {
     if name.parse::<f64>().is_ok() {
         return false;
     }
-    if RESERVED.contains(&name) {
-        return false;
-    }
-    !ptc_vm::prims::PRIMITIVES.iter().any(|p| p.name == name)
+    // Special forms, transformers, `defun`/`defmacro` and the primitives.
+    !RESERVED.contains(&name) && !ptc_compiler::tables::is_builtin(name)
 }
 
 impl Registry {

@@ -796,3 +796,22 @@ fn internal(what: &str, span: Span) -> Diagnostic {
         span,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SPECIALS;
+    use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
+
+    #[test]
+    fn lowering_open_codes_exactly_the_closed_special_forms() {
+        let mut lowered: Vec<&str> = SPECIALS.iter().map(|(name, _)| *name).collect();
+        let mut closed: Vec<&str> = SPECIAL_FORMS
+            .iter()
+            .chain(DEFINITION_FORMS.iter())
+            .copied()
+            .collect();
+        lowered.sort_unstable();
+        closed.sort_unstable();
+        assert_eq!(lowered, closed);
+    }
+}
