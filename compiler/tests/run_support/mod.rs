@@ -1,4 +1,5 @@
 //! Shared helpers for tests that compile and run scripts (included with `mod`).
+#![allow(dead_code)] // Each test binary uses its own subset of these helpers.
 
 use ptc_compiler::{Roster, compile};
 use ptc_vm::{Limits, Machine, Step, Value};
