@@ -6,7 +6,6 @@
 //! Cases: proptest's default (256) or `PROPTEST_CASES`.
 
 mod reference_eval;
-#[allow(dead_code)]
 mod run_support;
 
 use proptest::prelude::*;
