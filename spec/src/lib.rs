@@ -2,8 +2,8 @@
 //!
 //! This crate owns three things:
 //! - the reference (`spec/reference/*.md`), written for people and models, whose closed
-//!   tables (primitives, special forms, transformers, budget keys, error kinds) are parsed
-//!   here so tests can check they list exactly the names in the code's closed tables;
+//!   tables (primitives, special forms, transformers, budget keys, error kinds, diagnostic
+//!   codes) are parsed here so tests can check they list exactly the names in the code;
 //! - the conformance corpus (`spec/conformance/*.toml`, format in
 //!   `spec/conformance/FORMAT.md`), loaded by [`load_corpus`] into [`Case`]s;
 //! - the tests that hold the two against the implementation (`spec/tests/`).
@@ -472,6 +472,47 @@ pub fn reference_error_kinds() -> Vec<String> {
     first_column("errors.md", "Kind")
 }
 
+/// One row of the code table in `diagnostics.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiagnosticRow {
+    /// The stable code, e.g. `E0101`.
+    pub code: String,
+    /// An `ErrorKind` wire name, or `any` when the diagnostic keeps the kind of the
+    /// run-time error it wraps.
+    pub kind: String,
+    /// The pipeline stage that raises it (`reader`, `definitions`, `preflight`, ...).
+    pub stage: String,
+    /// The message template (`%d`, `%s`, `%S` placeholders), or a description of it.
+    pub message: String,
+    /// When it is raised.
+    pub when: String,
+}
+
+/// The rows of the code table of `diagnostics.md`, in table order; rows with fewer than
+/// five cells are skipped.
+#[must_use]
+pub fn reference_diagnostics() -> Vec<DiagnosticRow> {
+    diagnostic_rows(&chapter("diagnostics.md"))
+}
+
+/// The code-table rows of a `diagnostics.md` text (see [`reference_diagnostics`]).
+#[must_use]
+pub fn diagnostic_rows(text: &str) -> Vec<DiagnosticRow> {
+    markdown_table(text, "Code")
+        .into_iter()
+        .filter_map(|row| match row.as_slice() {
+            [code, kind, stage, message, when, ..] => Some(DiagnosticRow {
+                code: strip_code(code),
+                kind: strip_code(kind),
+                stage: stage.trim().to_owned(),
+                message: strip_code(message),
+                when: when.trim().to_owned(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Names that appear more than once in `names`.
 #[must_use]
 pub fn duplicates(names: &[String]) -> BTreeSet<String> {
@@ -544,6 +585,22 @@ mod tests {
         assert_eq!(strip_code(&rows[1][0]), "/=");
         assert_eq!(strip_code(&rows[2][0]), "a|b");
         assert_eq!(strip_code("`` ` ``"), "`");
+    }
+
+    #[test]
+    fn diagnostic_rows_parse() {
+        let text = "| Code | Kind | Stage | Message | Raised when |\n|---|---|---|---|---|\n| `E0001` | `input` | reader | `Script exceeds the %d byte limit` | too long |\n| `E0002` | short |\n";
+        let rows = diagnostic_rows(text);
+        assert_eq!(
+            rows,
+            vec![DiagnosticRow {
+                code: "E0001".to_owned(),
+                kind: "input".to_owned(),
+                stage: "reader".to_owned(),
+                message: "Script exceeds the %d byte limit".to_owned(),
+                when: "too long".to_owned(),
+            }]
+        );
     }
 
     #[test]
