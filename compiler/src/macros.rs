@@ -189,7 +189,7 @@ impl<'a> VmMacros<'a> {
                 return Err(Diagnostic::new(
                     "E0900",
                     ErrorKind::Script,
-                    "Internal compiler error",
+                    "Internal compiler error: macro run paused",
                     span,
                 ));
             }

@@ -141,14 +141,17 @@ pub fn read(
         ));
         return Err(diagnostics);
     };
-    diagnostics.extend(errors.into_iter().map(|parser::ParseError(diagnostic)| {
-        match prescan.unclosed.last() {
-            Some(open) if diagnostic.code == codes::END_OF_FILE => {
-                diagnostic.with_label(*open, "opened here and never closed")
-            }
-            _ => diagnostic,
-        }
-    }));
+    diagnostics.extend(
+        errors
+            .into_iter()
+            .map(parser::ParseError::into_diagnostic)
+            .map(|diagnostic| match prescan.unclosed.last() {
+                Some(open) if diagnostic.code == codes::END_OF_FILE => {
+                    diagnostic.with_label(*open, "opened here and never closed")
+                }
+                _ => diagnostic,
+            }),
+    );
     if !diagnostics.is_empty() {
         diagnostics.sort_by_key(|diagnostic| diagnostic.span.start);
         diagnostics.dedup();

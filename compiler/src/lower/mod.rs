@@ -784,8 +784,14 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
     found
 }
 
+/// A structural limit of the program, or (never for a correct compiler) a broken
+/// invariant of the emitter, which is reported as the compiler's fault.
 fn limit(message: String, span: Span) -> Diagnostic {
-    Diagnostic::new("E0903", ErrorKind::Input, message, span)
+    if message.starts_with("Internal compiler error") {
+        Diagnostic::new("E0900", ErrorKind::Script, message, span)
+    } else {
+        Diagnostic::new("E0903", ErrorKind::Input, message, span)
+    }
 }
 
 fn internal(what: &str, span: Span) -> Diagnostic {
