@@ -510,7 +510,13 @@ impl Machine {
                         if let (Some(source), Some(target)) =
                             (below.get(start..start + argc), window.get_mut(..argc))
                         {
-                            target.clone_from_slice(source);
+                            for (slot, value) in target.iter_mut().zip(source) {
+                                // Integers (the common argument) are copied without the generic clone.
+                                match (slot, value) {
+                                    (Value::Int(slot), Value::Int(n)) => *slot = *n,
+                                    (slot, value) => *slot = value.clone(),
+                                }
+                            }
                             if let Some(top) = self.frames.last_mut() {
                                 top.pc = pc;
                             }
