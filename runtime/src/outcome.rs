@@ -120,6 +120,24 @@ impl Outcome {
         self.kind == OutcomeKind::Completed
     }
 
+    /// The model-facing text followed, when any child left context or repair notes, by a
+    /// `Notes:` block with one `- NOTE` line each (continuation lines indented two spaces):
+    /// what `ptc run --format text` prints, so hook feedback reaches the model even when the
+    /// script discarded the child's value (dialect notes §12.7).
+    #[must_use]
+    pub fn text_with_notes(&self) -> String {
+        if self.notes.is_empty() {
+            return self.text.clone();
+        }
+        let mut out = self.text.clone();
+        out.push_str("\n\nNotes:");
+        for note in &self.notes {
+            out.push_str("\n- ");
+            out.push_str(&note.replace('\n', "\n  "));
+        }
+        out
+    }
+
     /// The single JSON object of `ptc run --format json`: `outcome`, `text`, `value`,
     /// `error`, `direct`, `calls`, `notes`, `stats`.
     #[must_use]

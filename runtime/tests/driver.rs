@@ -649,3 +649,26 @@ async fn composed_text_is_capped_and_direct_results_are_not() {
     assert_eq!(outcome.direct.as_deref(), Some("Huge"));
     assert_eq!(outcome.text, "w".repeat(40_000));
 }
+
+#[tokio::test]
+async fn notes_survive_discarded_values_and_follow_the_text() {
+    let runner = Runner::new(registry(Arc::default()));
+    let outcome = runner
+        .run(
+            "(progn (Probe :value \"x\") (Probe :value \"y\") 7)",
+            opts("n"),
+        )
+        .await;
+    assert_eq!(outcome.text, "7");
+    assert_eq!(outcome.notes, ["note from n/1", "note from n/2"]);
+    assert_eq!(
+        outcome.text_with_notes(),
+        "7\n\nNotes:\n- note from n/1\n- note from n/2"
+    );
+    assert_eq!(
+        outcome.to_json()["notes"],
+        json!(["note from n/1", "note from n/2"])
+    );
+    let outcome = runner.run("(list 1)", opts("m")).await;
+    assert_eq!(outcome.text_with_notes(), "(1)");
+}
