@@ -2,7 +2,8 @@
 //!
 //! `ptc run [FILE | -e EXPR]` runs a script against the built-in read-only workspace tools
 //! (Read, Glob, Grep, confined to `--root`) and any `--stub` tools, printing what the model
-//! would see (`--format text`) or one JSON object (`--format json`). `ptc check FILE` runs
+//! would see (`--format text`: the result, then any child notes in a `Notes:` block) or one
+//! JSON object (`--format json`, notes in `notes`). `ptc check FILE` runs
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
 //! the ToolCall description and the tool listing.
 //!
@@ -74,7 +75,7 @@ struct Common {
     /// Set a budget, e.g. `steps=1000` or `tool-timeout-ms=500` (repeatable).
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     limits: Vec<String>,
-    /// Add a stub tool: NAME[=name|arg:KEY|args|text:TEXT|json:JSON|error:MESSAGE|deny:REASON|sleep:MS|panic:MESSAGE|hang] (repeatable).
+    /// Add a stub tool: NAME[=name|arg:KEY|args|text:TEXT|json:JSON|error:MESSAGE|deny:REASON|sleep:MS|panic:MESSAGE|hang|note:TEXT] (repeatable).
     #[arg(long = "stub", value_name = "NAME[=BEHAVIOUR]")]
     stubs: Vec<String>,
     /// Mark a tool standalone-only (repeatable).
@@ -244,7 +245,7 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
         outcome
     });
     match common.format {
-        Format::Text => println!("{}", outcome.text),
+        Format::Text => println!("{}", outcome.text_with_notes()),
         Format::Json => println!("{}", outcome.to_json()),
     }
     Ok(if outcome.is_completed() {

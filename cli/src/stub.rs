@@ -12,6 +12,7 @@
 //! | `sleep:MS` | waits MS milliseconds, then behaves as `name` |
 //! | `panic:MESSAGE` | panics (contained; the guest gets an error value) |
 //! | `hang` | never answers (until cancelled or timed out) |
+//! | `note:TEXT` | returns `<NAME>` with the context note TEXT |
 //!
 //! Stubs accept any keyword arguments (their schema is an open object).
 
@@ -45,6 +46,8 @@ pub enum Behaviour {
     Panic(String),
     /// No answer.
     Hang,
+    /// `<NAME>` plus a context note.
+    Note(String),
 }
 
 /// A parsed `--stub`.
@@ -81,6 +84,7 @@ pub fn parse(spec: &str) -> Result<Stub, String> {
             serde_json::from_str(text)
                 .map_err(|error| format!("--stub {name}: invalid JSON: {error}"))?,
         ),
+        ("note", Some(text)) => Behaviour::Note(text.to_owned()),
         ("error", Some(message)) => Behaviour::Error(message.to_owned()),
         ("deny", Some(reason)) => Behaviour::Deny(reason.to_owned()),
         ("panic", message) => Behaviour::Panic(message.unwrap_or("stub panic").to_owned()),
@@ -91,7 +95,7 @@ pub fn parse(spec: &str) -> Result<Stub, String> {
         _ => {
             return Err(format!(
                 "--stub {name}: unknown behaviour `{behaviour}`; use name, arg:KEY, args, text:TEXT, \
-                 json:JSON, error:MESSAGE, deny:REASON, sleep:MS, panic:MESSAGE or hang"
+                 json:JSON, error:MESSAGE, deny:REASON, sleep:MS, panic:MESSAGE, hang or note:TEXT"
             ));
         }
     };
@@ -117,6 +121,7 @@ fn answer(name: &str, behaviour: &Behaviour, arguments: &Json) -> ToolResult {
         Behaviour::Json(json) => ToolResult::json(json.clone()),
         Behaviour::Error(message) => ToolResult::error(message.clone()),
         Behaviour::Panic(message) => panic!("{message}"),
+        Behaviour::Note(note) => ToolResult::text(format!("<{name}>")).with_note(note.clone()),
     }
 }
 
@@ -185,6 +190,10 @@ mod tests {
             Behaviour::Json(json!([1]))
         );
         assert_eq!(parse("A=sleep:5").unwrap().behaviour, Behaviour::Sleep(5));
+        assert_eq!(
+            parse("A=note:look").unwrap().behaviour,
+            Behaviour::Note("look".into())
+        );
         assert_eq!(
             parse("A=deny:no").unwrap().behaviour,
             Behaviour::Deny("no".into())

@@ -254,6 +254,47 @@ fn direct_calls_return_the_tool_result_and_composed_scripts_their_value() {
 }
 
 #[test]
+fn child_notes_survive_a_discarded_value_in_text_and_json() {
+    let args = [
+        "run",
+        "--no-builtin-tools",
+        "--stub",
+        "H=note:hook says: re-read the file",
+        "--stub",
+        "K=note:second\nline",
+        "-e",
+        "(progn (H) (K) (length (H)) (+ 1 2))",
+    ];
+    let out = ptc(&args);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (
+            0,
+            "3\n\nNotes:\n- hook says: re-read the file\n- second\n  line\n\
+             - hook says: re-read the file\n"
+        )
+    );
+    // Without notes, nothing follows the result.
+    let out = ptc(&[
+        "run",
+        "--no-builtin-tools",
+        "--stub",
+        "P",
+        "-e",
+        "(progn (P) 1)",
+    ]);
+    assert_eq!(out.stdout, "1\n");
+    // JSON carries them in `notes`, in arrival order; a failed script keeps them too.
+    let (code, outcome) = run_json(&["--stub", "H=note:ctx"], "(progn (H) (car 5))");
+    assert_eq!(code, 1);
+    assert_eq!(outcome["outcome"], "script-error");
+    assert_eq!(outcome["notes"], json!(["ctx"]));
+    let (_, outcome) = run_json(&["--stub", "H=note:ctx"], "(progn (H) nil)");
+    assert_eq!(outcome["text"], "nil");
+    assert_eq!(outcome["notes"], json!(["ctx"]));
+}
+
+#[test]
 fn audit_arguments_are_bounded_for_composed_scripts() {
     let long = "x".repeat(600);
     let script = format!("(list (A :s \"{long}\"))");

@@ -16,6 +16,8 @@
 //! - A denial aborts the script: running and queued siblings are cancelled, nothing more is
 //!   launched, and the run settles `denied`. Host cancellation settles `interrupted`.
 //!   Earlier effects are never rolled back.
+//! - Every outcome text except a direct call's own result is capped at
+//!   [`crate::MAX_RESULT_CHARS`] characters; the host's JSON `value` is never cut.
 //! - With a checkpoint store, the start record is durable before any child runs, and the
 //!   settled record is written (one retry) before the outcome is returned.
 
@@ -23,7 +25,7 @@ use crate::audit::{self, AuditRecord, Status};
 use crate::cancel::CancelToken;
 use crate::checkpoint::{Checkpoint, CheckpointState, CheckpointStore};
 use crate::dispatch::{self, ChildEnd, settle_result};
-use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats};
+use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
 use crate::tool::{Registry, ToolRequestCtx, ToolResult};
 use crate::{args, convert};
@@ -162,7 +164,7 @@ impl Runner {
                 format!("ptc-{}", NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed))
             }),
             kind: OutcomeKind::ScriptError,
-            text: format!("Error: {message}"),
+            text: cap_text(format!("Error: {message}")),
             value: None,
             error: Some(OutcomeError {
                 kind: kind.to_owned(),
@@ -526,7 +528,8 @@ impl Run<'_> {
     }
 
     fn completed(&mut self, machine: &Machine, value: &Value) -> Outcome {
-        let mut outcome = self.outcome(machine, OutcomeKind::Completed, machine.render(value));
+        let text = cap_text(machine.render(value));
+        let mut outcome = self.outcome(machine, OutcomeKind::Completed, text);
         outcome.direct = None;
         outcome.value = Some(
             convert::to_json(value, machine.symbols(), &self.runner.limits).unwrap_or_default(),
@@ -617,7 +620,7 @@ impl Run<'_> {
             }
         }
         let message = message.to_owned();
-        let text = format!("Error: {message}{suffix}");
+        let text = cap_text(format!("Error: {message}{suffix}"));
         let mut outcome = self.outcome(machine, kind, text);
         outcome.error = Some(OutcomeError {
             kind: error_kind.to_owned(),

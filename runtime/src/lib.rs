@@ -57,7 +57,7 @@ pub use audit::{AuditRecord, Status};
 pub use cancel::CancelToken;
 pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
 pub use driver::{RunOptions, Runner, expression_of, run};
-pub use outcome::{Outcome, OutcomeError, OutcomeKind, RunStats};
+pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats};
 pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
 pub use tool::{
     BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,

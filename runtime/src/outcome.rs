@@ -1,10 +1,39 @@
 //! How a run settles: the outcome kind, the model-facing text, the value, the audit and
 //! the counters, plus the one-object JSON form the CLI prints with `--format json`.
+//!
+//! Invariant: the text of every outcome except a direct call's own result is at most
+//! [`MAX_RESULT_CHARS`] characters ([`cap_text`]); a direct call keeps the underlying
+//! tool's result and size limit (dialect notes §12.7).
 
 use crate::audit::AuditRecord;
 use crate::tool::ToolResult;
 use serde::Serialize;
 use serde_json::{Value as Json, json};
+
+/// The ToolCall's max result size, in characters (dialect notes §8.2, §14.3): the
+/// model-facing text of a composed script (value, error or audit summary) is cut to this
+/// length, truncation notice included. A direct call's result is not cut by ToolCall.
+pub const MAX_RESULT_CHARS: usize = 30_000;
+
+/// `text` unchanged when it has at most [`MAX_RESULT_CHARS`] characters; otherwise its
+/// first characters followed by a truncation notice naming the original length, the whole
+/// exactly [`MAX_RESULT_CHARS`] characters long.
+#[must_use]
+pub fn cap_text(text: String) -> String {
+    let total = text.chars().count();
+    if total <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let notice = format!(
+        "\n\n[ToolCall result truncated: {total} characters exceed the \
+         {MAX_RESULT_CHARS}-character limit]"
+    );
+    let keep = MAX_RESULT_CHARS.saturating_sub(notice.chars().count());
+    let end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+    let mut capped = text.get(..end).unwrap_or_default().to_owned();
+    capped.push_str(&notice);
+    capped
+}
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -91,6 +120,24 @@ impl Outcome {
         self.kind == OutcomeKind::Completed
     }
 
+    /// The model-facing text followed, when any child left context or repair notes, by a
+    /// `Notes:` block with one `- NOTE` line each (continuation lines indented two spaces):
+    /// what `ptc run --format text` prints, so hook feedback reaches the model even when the
+    /// script discarded the child's value (dialect notes §12.7).
+    #[must_use]
+    pub fn text_with_notes(&self) -> String {
+        if self.notes.is_empty() {
+            return self.text.clone();
+        }
+        let mut out = self.text.clone();
+        out.push_str("\n\nNotes:");
+        for note in &self.notes {
+            out.push_str("\n- ");
+            out.push_str(&note.replace('\n', "\n  "));
+        }
+        out
+    }
+
     /// The single JSON object of `ptc run --format json`: `outcome`, `text`, `value`,
     /// `error`, `direct`, `calls`, `notes`, `stats`.
     #[must_use]
@@ -106,5 +153,28 @@ impl Outcome {
             "notes": self.notes,
             "stats": self.stats,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_capped_by_characters_with_a_notice() {
+        let short = "é".repeat(MAX_RESULT_CHARS);
+        assert_eq!(cap_text(short.clone()), short);
+        let long = "é".repeat(MAX_RESULT_CHARS + 1);
+        let capped = cap_text(long);
+        let notice = "\n\n[ToolCall result truncated: 30001 characters exceed the \
+                      30000-character limit]";
+        assert_eq!(capped.chars().count(), MAX_RESULT_CHARS);
+        assert!(
+            capped.ends_with(notice),
+            "{}",
+            &capped[capped.len() - 100..]
+        );
+        let kept = MAX_RESULT_CHARS - notice.chars().count();
+        assert_eq!(capped.strip_suffix(notice), Some("é".repeat(kept).as_str()));
     }
 }

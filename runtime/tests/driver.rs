@@ -619,3 +619,56 @@ async fn checkpoint_failures_follow_the_original() {
     );
     assert_eq!(outcome.calls.len(), 1);
 }
+
+#[tokio::test]
+async fn composed_text_is_capped_and_direct_results_are_not() {
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new(
+                "Huge",
+                "Returns 40 000 characters.",
+                json!({"type": "object"}),
+            ),
+            |_r: ToolRequestCtx| async { ToolResult::text("w".repeat(40_000)) },
+        )
+        .unwrap();
+    let runner = Runner::new(Arc::new(registry));
+    let notice = "\n\n[ToolCall result truncated: 40004 characters exceed the \
+                  30000-character limit]";
+    let outcome = runner.run("(list (Huge))", opts("h")).await;
+    assert_eq!(outcome.kind, OutcomeKind::Completed);
+    assert_eq!(outcome.text.chars().count(), ptc_runtime::MAX_RESULT_CHARS);
+    let kept = ptc_runtime::MAX_RESULT_CHARS - notice.chars().count() - 2;
+    assert_eq!(outcome.text, format!("(\"{}{notice}", "w".repeat(kept)));
+    // The host's JSON value is never cut.
+    assert_eq!(outcome.value, Some(json!(["w".repeat(40_000)])));
+    // A direct call keeps the tool's own result (§12.7).
+    let outcome = runner.run("(Huge)", opts("d")).await;
+    assert_eq!(outcome.kind, OutcomeKind::Completed);
+    assert_eq!(outcome.direct.as_deref(), Some("Huge"));
+    assert_eq!(outcome.text, "w".repeat(40_000));
+}
+
+#[tokio::test]
+async fn notes_survive_discarded_values_and_follow_the_text() {
+    let runner = Runner::new(registry(Arc::default()));
+    let outcome = runner
+        .run(
+            "(progn (Probe :value \"x\") (Probe :value \"y\") 7)",
+            opts("n"),
+        )
+        .await;
+    assert_eq!(outcome.text, "7");
+    assert_eq!(outcome.notes, ["note from n/1", "note from n/2"]);
+    assert_eq!(
+        outcome.text_with_notes(),
+        "7\n\nNotes:\n- note from n/1\n- note from n/2"
+    );
+    assert_eq!(
+        outcome.to_json()["notes"],
+        json!(["note from n/1", "note from n/2"])
+    );
+    let outcome = runner.run("(list 1)", opts("m")).await;
+    assert_eq!(outcome.text_with_notes(), "(1)");
+}
