@@ -258,3 +258,17 @@ fn deeply_nested_scripts_compile_and_run_on_a_small_stack() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn nested_setq_values_are_not_discarded() {
+    // Found by the differential proptest: the inner setq's value was dropped because the
+    // outer setq stood in statement position.
+    assert_eq!(
+        run("(let ((a 1) (c 3)) (setq c (setq a '(1 2 3) a 0) a '(1 2 3)) c)"),
+        value("0")
+    );
+    assert_eq!(
+        run("(let ((a 1) (c 3)) (setq c (if t (setq a 5))) (list a c))"),
+        value("(5 5)")
+    );
+}

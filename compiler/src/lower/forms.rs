@@ -268,7 +268,14 @@ impl Lowerer<'_> {
                 }
                 _ => {
                     match value {
-                        Some(value) => self.expr(value, dst, false)?,
+                        Some(value) => {
+                            // The value is read back from `dst` below, so it is not
+                            // discarded even when this `setq` is.
+                            let discarded = self.discarded.take();
+                            let lowered = self.expr(value, dst, false);
+                            self.discarded = discarded;
+                            lowered?;
+                        }
                         None => {
                             self.emit(Op::LoadNil { dst })?;
                         }
