@@ -47,11 +47,15 @@ def ptc_of(group, engine, cases):
 def main():
     results = load()
     groups = [g for g in ORDER if g in results] + sorted(set(results) - set(ORDER))
-    print("| workload | engine | median | 95% CI | ptc / engine |")
+    print("| workload | engine | median | 95% CI of median | ptc time / engine time (> 1: ptc slower) |")
     print("|---|---|---|---|---|")
     for group in groups:
         cases = results[group]
-        for engine in sorted(cases, key=lambda e: (not e.startswith("ptc"), e)):
+        def order(engine):
+            size = engine.rsplit("/", 1)[-1]
+            return (not engine.startswith("ptc"), int(size) if size.isdigit() else 0, engine)
+
+        for engine in sorted(cases, key=order):
             median, low, high = cases[engine]
             ratio = ""
             base = ptc_of(group, engine, cases)

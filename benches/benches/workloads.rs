@@ -187,11 +187,11 @@ fn scaling(c: &mut Criterion) {
         let program = ptc::compile_program(&ptc::shared_list_source(n), &limits)
             .unwrap_or_else(|e| panic!("{e}"));
         let host = host.clone();
-        let mut runner =
+        let runner =
             move || ptc::run(&program, limits, &host, true).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(runner(), workloads::shared_list_expected(n));
         group.bench_with_input(BenchmarkId::new("ptc", n), &n, |b, _| {
-            b.iter(|| black_box(runner()))
+            b.iter(|| black_box(runner()));
         });
     }
     group.finish();
