@@ -1,1 +1,317 @@
-fn main() {}
+//! `ptc`: check, run and describe ToolCall scripts from a shell.
+//!
+//! `ptc run [FILE | -e EXPR]` runs a script against the built-in read-only workspace tools
+//! (Read, Glob, Grep, confined to `--root`) and any `--stub` tools, printing what the model
+//! would see (`--format text`) or one JSON object (`--format json`). `ptc check FILE` runs
+//! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
+//! the ToolCall description and the tool listing.
+//!
+//! Exit status: 0 when the script completed (or was accepted by `check`), 1 for any other
+//! outcome, 2 for usage errors. Results go to stdout; logs and diagnostics to stderr.
+
+#![forbid(unsafe_code)]
+
+mod builtin;
+mod stub;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ptc_runtime::{FileStore, Registry, RunOptions, Runner, listing};
+use ptc_vm::Limits;
+use serde_json::json;
+use std::io::{IsTerminal as _, Read as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ptc",
+    version,
+    about = "Check, run and describe ptc ToolCall scripts"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a script (FILE, `-` for standard input, or -e EXPR).
+    Run {
+        /// The script file; `-` reads standard input.
+        #[arg(conflicts_with = "expression", required_unless_present = "expression")]
+        file: Option<String>,
+        /// The script text.
+        #[arg(short = 'e', long = "expression", value_name = "EXPR")]
+        expression: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run the static pipeline only and print every diagnostic.
+    Check {
+        /// The script file; `-` reads standard input.
+        file: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the ToolCall description and the tool listing for the configured roster.
+    Describe {
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// What the model would see.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// Set a budget, e.g. `steps=1000` or `tool-timeout-ms=500` (repeatable).
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    limits: Vec<String>,
+    /// Add a stub tool: NAME[=name|arg:KEY|args|text:TEXT|json:JSON|error:MESSAGE|deny:REASON|sleep:MS|panic:MESSAGE|hang] (repeatable).
+    #[arg(long = "stub", value_name = "NAME[=BEHAVIOUR]")]
+    stubs: Vec<String>,
+    /// Mark a tool standalone-only (repeatable).
+    #[arg(long = "standalone", value_name = "NAME")]
+    standalone: Vec<String>,
+    /// Leave out the built-in Read, Glob and Grep tools.
+    #[arg(long)]
+    no_builtin_tools: bool,
+    /// The directory the built-in tools are confined to (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Keep durable envelope checkpoints in DIR (recovering interrupted ones first).
+    #[arg(long, value_name = "DIR")]
+    journal: Option<PathBuf>,
+}
+
+/// A usage error: printed on stderr, exit status 2.
+struct Usage(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A panicking tool is contained by the runtime; keep its report to one stderr line.
+    std::panic::set_hook(Box::new(|info| eprintln!("ptc: a tool panicked: {info}")));
+    let result = match cli.command {
+        Command::Run {
+            file,
+            expression,
+            common,
+        } => run(file.as_deref(), expression, &common),
+        Command::Check { file, common } => check(&file, &common),
+        Command::Describe { common } => describe(&common),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Usage(message)) => {
+            eprintln!("ptc: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn limits(common: &Common) -> Result<Limits, Usage> {
+    let mut limits = Limits::default();
+    for pair in &common.limits {
+        limits
+            .set_pair(pair)
+            .map_err(|error| Usage(format!("--limit {pair}: {error}")))?;
+    }
+    Ok(limits)
+}
+
+/// The registry: built-ins (unless disabled or replaced by a stub of the same name), then
+/// stubs, with `--standalone` marks applied.
+fn registry(common: &Common) -> Result<(Registry, Vec<stub::Stub>), Usage> {
+    let stubs = common
+        .stubs
+        .iter()
+        .map(|spec| stub::parse(spec).map_err(Usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut registry = Registry::new();
+    if !common.no_builtin_tools {
+        let root = match &common.root {
+            Some(root) => root.clone(),
+            None => std::env::current_dir().map_err(|e| Usage(e.to_string()))?,
+        };
+        let workspace = Arc::new(builtin::Workspace::new(&root).map_err(Usage)?);
+        let replaced: Vec<String> = stubs.iter().map(|s| s.name.clone()).collect();
+        builtin::register(&mut registry, &workspace, &replaced)
+            .map_err(|e| Usage(e.to_string()))?;
+    }
+    for stub in &stubs {
+        stub::register(&mut registry, stub).map_err(|e| Usage(format!("--stub: {e}")))?;
+    }
+    if common.standalone.is_empty() {
+        return Ok((registry, stubs));
+    }
+    // Rebuild with the standalone marks: contracts are immutable once registered.
+    for name in &common.standalone {
+        if registry.get(name).is_none() {
+            return Err(Usage(format!("--standalone {name}: no such tool")));
+        }
+    }
+    let mut marked = Registry::new();
+    for tool in registry.tools() {
+        let standalone =
+            tool.contract.standalone || common.standalone.contains(&tool.contract.name);
+        marked
+            .register_arc(
+                tool.contract.clone().standalone(standalone),
+                tool.handler.clone(),
+            )
+            .map_err(|e| Usage(e.to_string()))?;
+    }
+    Ok((marked, stubs))
+}
+
+fn read_source(file: &str) -> Result<String, Usage> {
+    if file == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Usage(format!("cannot read standard input: {e}")))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(file).map_err(|e| Usage(format!("cannot read {file}: {e}")))
+}
+
+fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Result<ExitCode, Usage> {
+    let (source, _name) = match (file, expression) {
+        (_, Some(expression)) => (expression, "-e".to_owned()),
+        (Some(file), None) => (read_source(file)?, file.to_owned()),
+        (None, None) => return Err(Usage("give a FILE or -e EXPR".into())),
+    };
+    let limits = limits(common)?;
+    let (registry, stubs) = registry(common)?;
+    let mut runner = Runner::new(Arc::new(registry))
+        .with_limits(limits)
+        .with_policy(Arc::new(stub::policy(&stubs)));
+    if let Some(dir) = &common.journal {
+        let store =
+            FileStore::open(dir).map_err(|e| Usage(format!("--journal {}: {e}", dir.display())))?;
+        match store.recover() {
+            Ok(recovered) => {
+                for record in recovered {
+                    eprintln!("ptc: recovered interrupted run {}", record.id);
+                }
+            }
+            Err(error) => eprintln!("ptc: could not recover journal records: {error}"),
+        }
+        runner = runner.with_checkpoints(Arc::new(store));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Usage(format!("cannot start the runtime: {e}")))?;
+    let outcome = runtime.block_on(async {
+        let progress = std::io::stderr().is_terminal().then(|| {
+            tokio::spawn(async {
+                let started = std::time::Instant::now();
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                    eprint!("\rptc: running… {}s", started.elapsed().as_secs());
+                }
+            })
+        });
+        // Ctrl-C interrupts the run, which then settles `interrupted` with its audit.
+        let options = RunOptions::default();
+        let cancel = options.cancel.clone();
+        let interrupt = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        });
+        // Let the listener register before anything runs.
+        tokio::task::yield_now().await;
+        let outcome = runner.run(&source, options).await;
+        interrupt.abort();
+        if let Some(progress) = progress {
+            progress.abort();
+            if outcome.stats.elapsed_ms >= 1000 {
+                eprintln!();
+            }
+        }
+        outcome
+    });
+    match common.format {
+        Format::Text => println!("{}", outcome.text),
+        Format::Json => println!("{}", outcome.to_json()),
+    }
+    Ok(if outcome.is_completed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn check(file: &str, common: &Common) -> Result<ExitCode, Usage> {
+    let source = read_source(file)?;
+    let limits = limits(common)?;
+    let (registry, _stubs) = registry(common)?;
+    let diagnostics = ptc_compiler::check(&source, &registry.roster(), &limits);
+    match common.format {
+        Format::Text => {
+            if !diagnostics.is_empty() {
+                eprint!(
+                    "{}",
+                    ptc_compiler::render::render(&source, file, &diagnostics)
+                );
+            }
+        }
+        Format::Json => {
+            let items: Vec<_> = diagnostics
+                .iter()
+                .map(|d| {
+                    json!({"kind": d.kind, "code": d.code, "message": d.message,
+                           "span": {"start": d.span.start, "end": d.span.end}})
+                })
+                .collect();
+            println!(
+                "{}",
+                json!({"ok": diagnostics.is_empty(), "diagnostics": items})
+            );
+        }
+    }
+    Ok(if diagnostics.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn describe(common: &Common) -> Result<ExitCode, Usage> {
+    let (registry, _stubs) = registry(common)?;
+    match common.format {
+        Format::Text => {
+            println!(
+                "{}\n\n{}",
+                listing::DESCRIPTION,
+                listing::tool_listing(&registry)
+            );
+        }
+        Format::Json => {
+            let tools: Vec<_> = registry.tools().map(|t| &t.contract).collect();
+            println!(
+                "{}",
+                json!({
+                    "name": listing::TOOL_NAME,
+                    "description": listing::DESCRIPTION,
+                    "input_schema": listing::input_schema(),
+                    "listing": listing::tool_listing(&registry),
+                    "tools": tools,
+                })
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

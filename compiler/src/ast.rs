@@ -2,7 +2,7 @@
 //!
 //! A script is read into [`Sexp`] data: the dialect is a Lisp, so code and data share one
 //! shape, and quoted data, macro arguments and macro expansions move between [`Sexp`] and
-//! [`ptc_vm::Value`] with [`Sexp::to_value`] and [`Sexp::from_value`].
+//! [`ptc_vm::Value`] with [`Sexp::to_value`] (data out) and the compile-time macro runner (values back in).
 //!
 //! Invariants (established by the reader, re-established for every macro expansion):
 //! - lists are proper and non-empty (the empty list reads as [`SexpKind::Nil`]);

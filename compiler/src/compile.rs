@@ -67,6 +67,35 @@ pub fn compile(
         .expand_forms(definitions.body.clone(), &mut macros, &mut interner)
         .map_err(|d| vec![d])?;
 
+    // Preflight sees the expanded code too, so an unknown operator a macro produced is
+    // rejected before anything runs (spec/reference/deviations.md). Transformers only
+    // produce known operators, so without macros there is nothing new to see.
+    let has_macros = definitions
+        .items
+        .iter()
+        .any(|d| d.kind == DefinitionKind::Macro);
+    if has_macros {
+        let expanded = definitions::Definitions {
+            items: definitions
+                .items
+                .iter()
+                .filter(|d| d.kind == DefinitionKind::Function)
+                .map(|d| definitions::Definition {
+                    body: macros.body(d.name).cloned().unwrap_or_default(),
+                    ..d.clone()
+                })
+                .collect(),
+            body: body.clone(),
+        };
+        preflight::preflight(
+            &expanded,
+            roster,
+            direct_call.as_ref(),
+            limits,
+            &mut interner,
+        )?;
+    }
+
     let mut functions = Vec::new();
     let mut macro_names = Vec::new();
     for definition in &definitions.items {

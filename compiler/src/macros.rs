@@ -147,6 +147,16 @@ impl<'a> VmMacros<'a> {
         self.fuel_left = self.fuel_left.saturating_sub(machine.stats().fuel_used);
         let value = match outcome {
             Step::Done(value) => value,
+            Step::Error(error)
+                if error.message() == "Guest closures cannot cross a tool or result boundary" =>
+            {
+                return Err(Diagnostic::new(
+                    "E0244",
+                    ErrorKind::Script,
+                    "Unsupported literal of type closure in script",
+                    span,
+                ));
+            }
             Step::Error(error) => {
                 let kind = error.kind();
                 return Err(Diagnostic::new(
@@ -179,7 +189,7 @@ impl<'a> VmMacros<'a> {
                 return Err(Diagnostic::new(
                     "E0900",
                     ErrorKind::Script,
-                    "Internal compiler error",
+                    "Internal compiler error: macro run paused",
                     span,
                 ));
             }

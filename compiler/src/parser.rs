@@ -29,7 +29,44 @@ use ptc_vm::{ErrorKind, Span};
 
 /// A parse failure: exactly the diagnostic the reader reports.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ParseError(pub Diagnostic);
+pub struct ParseError(Lazy);
+
+/// A parse error as cheap as possible to build: chumsky makes one for every alternative it
+/// backtracks out of, so the message is only formatted when the error is reported.
+#[derive(Debug, Clone, PartialEq)]
+enum Lazy {
+    InvalidSyntax(&'static str, SimpleSpan),
+    EndOfFile(SimpleSpan),
+    Reported(Box<Diagnostic>),
+}
+
+impl ParseError {
+    /// A parse error carrying a ready diagnostic.
+    #[must_use]
+    pub fn new(diagnostic: Diagnostic) -> Self {
+        ParseError(Lazy::Reported(Box::new(diagnostic)))
+    }
+
+    /// The diagnostic this error reports.
+    #[must_use]
+    pub fn into_diagnostic(self) -> Diagnostic {
+        match self.0 {
+            Lazy::InvalidSyntax(what, span) => Diagnostic::new(
+                codes::INVALID_SYNTAX,
+                ErrorKind::Script,
+                format!("Invalid read syntax: {what}"),
+                script_span(span),
+            ),
+            Lazy::EndOfFile(span) => Diagnostic::new(
+                codes::END_OF_FILE,
+                ErrorKind::Script,
+                "End of file during parsing",
+                script_span(span),
+            ),
+            Lazy::Reported(diagnostic) => *diagnostic,
+        }
+    }
+}
 
 /// A chumsky span as a script span.
 #[must_use]
@@ -38,22 +75,12 @@ pub fn script_span(span: SimpleSpan) -> Span {
     Span::new(clamp(span.start), clamp(span.end))
 }
 
-fn invalid_syntax(what: &str, span: SimpleSpan) -> ParseError {
-    ParseError(Diagnostic::new(
-        codes::INVALID_SYNTAX,
-        ErrorKind::Script,
-        format!("Invalid read syntax: {what}"),
-        script_span(span),
-    ))
+fn invalid_syntax(what: &'static str, span: SimpleSpan) -> ParseError {
+    ParseError(Lazy::InvalidSyntax(what, span))
 }
 
 fn end_of_file(span: SimpleSpan) -> ParseError {
-    ParseError(Diagnostic::new(
-        codes::END_OF_FILE,
-        ErrorKind::Script,
-        "End of file during parsing",
-        script_span(span),
-    ))
+    ParseError(Lazy::EndOfFile(span))
 }
 
 /// The closing `token` of a list or vector. At the end of the input the list is closed
@@ -116,7 +143,7 @@ fn dotted_list(
         SexpKind::Nil => {}
         SexpKind::List(more) => items.extend(more),
         _ => {
-            emitter.emit(ParseError(Diagnostic::new(
+            emitter.emit(ParseError::new(Diagnostic::new(
                 codes::IMPROPER_LIST,
                 ErrorKind::Script,
                 "Improper list in script",
@@ -129,7 +156,7 @@ fn dotted_list(
 }
 
 fn unsupported(type_name: &str, span: SimpleSpan) -> ParseError {
-    ParseError(Diagnostic::new(
+    ParseError::new(Diagnostic::new(
         codes::UNSUPPORTED_LITERAL,
         ErrorKind::Script,
         format!("Unsupported literal of type {type_name} in script"),

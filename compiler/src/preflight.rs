@@ -189,7 +189,7 @@ impl Walk<'_> {
                 ErrorKind::Input,
                 format!(
                     "Script nesting exceeds the depth limit of {}",
-                    self.limits.depth
+                    self.depth_limit
                 ),
                 form.span,
             ));

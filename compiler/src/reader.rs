@@ -141,14 +141,17 @@ pub fn read(
         ));
         return Err(diagnostics);
     };
-    diagnostics.extend(errors.into_iter().map(|parser::ParseError(diagnostic)| {
-        match prescan.unclosed.last() {
-            Some(open) if diagnostic.code == codes::END_OF_FILE => {
-                diagnostic.with_label(*open, "opened here and never closed")
-            }
-            _ => diagnostic,
-        }
-    }));
+    diagnostics.extend(
+        errors
+            .into_iter()
+            .map(parser::ParseError::into_diagnostic)
+            .map(|diagnostic| match prescan.unclosed.last() {
+                Some(open) if diagnostic.code == codes::END_OF_FILE => {
+                    diagnostic.with_label(*open, "opened here and never closed")
+                }
+                _ => diagnostic,
+            }),
+    );
     if !diagnostics.is_empty() {
         diagnostics.sort_by_key(|diagnostic| diagnostic.span.start);
         diagnostics.dedup();
@@ -180,19 +183,19 @@ pub fn read_script(
     Ok((forms, interner))
 }
 
-/// Nesting up to this depth is parsed on the caller's stack (about 13 KiB per level in a
-/// debug build, far less optimised); deeper scripts are parsed on a helper thread whose
-/// stack is sized for their depth.
-const INLINE_DEPTH: u64 = 32;
+/// Stack the parser may need per nesting level (generous: a debug build uses about
+/// 13 KiB per level; optimised builds far less).
+const STACK_PER_LEVEL: u64 = 24 * 1024;
 
-/// Stack reserved per nesting level on the helper thread (generous: a debug build uses
-/// about 13 KiB per level).
-const STACK_PER_LEVEL: u64 = 64 * 1024;
+/// Stack the parser needs besides its nesting.
+const STACK_BASE: u64 = 256 * 1024;
 
 type ParseOutcome = (Option<Vec<Sexp>>, Vec<parser::ParseError>);
 
-/// Runs the chumsky parser over `tokens`, on a helper thread with a large enough stack when
-/// the script nests deeper than [`INLINE_DEPTH`]. `None` when that thread cannot be made.
+/// Runs the chumsky parser over `tokens`. The parser recurses once per nesting level, so
+/// when the caller's stack has less left than the pre-scanned depth needs, the parse runs
+/// on a fresh heap-allocated stack segment of that size (`stacker`), on the same thread.
+/// `None` when the needed size does not fit in memory addresses.
 fn parse_tokens(tokens: Vec<(Token, Span)>, end: usize, deepest: u64) -> Option<ParseOutcome> {
     let parse = move || {
         let tokens: Vec<(Token, SimpleSpan)> = tokens
@@ -207,23 +210,12 @@ fn parse_tokens(tokens: Vec<(Token, Span)>, end: usize, deepest: u64) -> Option<
             )
             .into_output_errors()
     };
-    if deepest <= INLINE_DEPTH {
-        return Some(parse());
-    }
-    let stack = deepest
-        .saturating_add(16)
+    let needed = deepest
+        .saturating_add(4)
         .saturating_mul(STACK_PER_LEVEL)
-        .saturating_add(1 << 20);
-    let stack = usize::try_from(stack).ok()?;
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("ptc-reader".into())
-            .stack_size(stack)
-            .spawn_scoped(scope, parse)
-            .ok()?
-            .join()
-            .ok()
-    })
+        .saturating_add(STACK_BASE);
+    let needed = usize::try_from(needed).ok()?;
+    Some(stacker::maybe_grow(needed, needed.saturating_mul(2), parse))
 }
 
 /// What the depth pre-scan learnt about an acceptable script.

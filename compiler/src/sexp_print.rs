@@ -52,6 +52,14 @@ fn sugar<'a>(sexp: &'a Sexp, names: &dyn SymbolNames) -> Option<(&'static str, &
     let prefix = match head.as_symbol()? {
         well_known::QUOTE => "'",
         well_known::BACKQUOTE => "`",
+        // `,@x` would read back as a splice.
+        well_known::UNQUOTE
+            if body
+                .as_symbol()
+                .is_some_and(|b| names.symbol_name(b).starts_with('@')) =>
+        {
+            ", "
+        }
         well_known::UNQUOTE => ",",
         well_known::SPLICE => ",@",
         other if names.symbol_name(other) == "function" => "#'",

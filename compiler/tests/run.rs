@@ -191,11 +191,23 @@ fn operators_resolve_before_arguments() {
         &roster,
         Limits::default(),
     );
+    let run_support::Outcome::Error(kind, message) = outcome else {
+        panic!("expected an error")
+    };
+    assert_eq!(kind, "preflight");
+    assert!(message.starts_with("Unknown functions: bogus"), "{message}");
+    assert!(calls.is_empty());
+    // A computed call of an unknown name fails when reached, before its arguments run.
+    let (outcome, calls) = run_with(
+        "(Read) (funcall (car '(bogus)) (Read))",
+        &roster,
+        Limits::default(),
+    );
     assert_eq!(
         outcome,
         error("script", "Void or forbidden function: bogus")
     );
-    assert!(calls.is_empty());
+    assert_eq!(calls.len(), 1);
 }
 
 #[test]
@@ -216,4 +228,33 @@ fn literal_regexps_are_checked_before_anything_runs() {
     );
     assert!(calls.is_empty());
     assert_eq!(run("(string-match-p \"^[0-9]+$\" \"123\")"), value("0"));
+}
+
+#[test]
+fn deeply_nested_scripts_compile_and_run_on_a_small_stack() {
+    // 95 nested lets (depth limit 100) and a deep backquote-free expression, compiled and run
+    // on a 2 MiB thread like the default test harness's.
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let mut script = String::new();
+            for i in 0..45 {
+                script.push_str(&format!("(let ((x{i} {i})) (dolist (y '(1)) "));
+            }
+            script.push('1');
+            for _ in 0..45 {
+                script.push_str("))");
+            }
+            assert_eq!(run(&script), value("nil"));
+            let mut expr = String::new();
+            for _ in 0..98 {
+                expr.push_str("(+ 1 ");
+            }
+            expr.push('0');
+            expr.push_str(&")".repeat(98));
+            assert_eq!(run(&expr), value("98"));
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }

@@ -1,1 +1,65 @@
-//! placeholder crate root; filled by its issue.
+//! Runs a ptc ToolCall end to end, as an agent host embeds it.
+//!
+//! The host registers its tools in a [`Registry`] (contract + async handler); the runtime
+//! compiles the model's expression, drives the closed machine, services every suspended
+//! call through the host's handler (argument conversion and JSON Schema validation first,
+//! then the permission policy, then the handler, with bounded concurrency for parallel
+//! batches), and settles with a value, the model-facing text and an audit.
+//!
+//! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
+//! validated JSON), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
+//! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
+//! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value), [`policy`] (permission hook), [`driver`] (the run
+//! loop), [`outcome`] (how a run settles).
+//!
+//! ```
+//! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
+//! use serde_json::json;
+//! use std::sync::Arc;
+//!
+//! let mut registry = Registry::new();
+//! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}},
+//!                     "required": ["city"]});
+//! registry
+//!     .register(
+//!         ToolContract::new("Weather", "Gives the weather.", schema),
+//!         |request: ToolRequestCtx| async move {
+//!             let temp = if request.arguments["city"] == "Rome" { 24 } else { 11 };
+//!             ToolResult::json(json!({"city": request.arguments["city"], "temp": temp}))
+//!         },
+//!     )
+//!     .unwrap();
+//! let runner = Runner::new(Arc::new(registry));
+//! let script = r#"(mapcar (lambda (r) (plist-get r :temp))
+//!                         (parallel (Weather :city "Oslo") (Weather :city "Rome")))"#;
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! let outcome = runtime.block_on(runner.run(script, RunOptions::default()));
+//! assert_eq!(outcome.text, "(11 24)");
+//! assert_eq!(outcome.calls.len(), 2);
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod args;
+pub mod audit;
+pub mod cancel;
+pub mod checkpoint;
+pub mod convert;
+pub mod dispatch;
+pub mod driver;
+pub mod listing;
+pub mod outcome;
+pub mod policy;
+pub mod tool;
+
+pub use audit::{AuditRecord, Status};
+pub use cancel::CancelToken;
+pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
+pub use driver::{RunOptions, Runner, expression_of, run};
+pub use outcome::{Outcome, OutcomeError, OutcomeKind, RunStats};
+pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
+pub use tool::{
+    BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
+    ToolRequestCtx, ToolResult,
+};

@@ -80,6 +80,10 @@ pub struct Machine {
     /// Integers must stay below this magnitude (`2^number_bits`, saturated).
     int_bound: u64,
     regexps: RegexCache,
+    /// The step a suspending instruction hands back.
+    pending: Option<Step>,
+    /// The final value, between the returning instruction and the dispatch loop.
+    outcome_value: Value,
 }
 
 impl Machine {
@@ -120,6 +124,8 @@ impl Machine {
             metered: true,
             int_bound,
             regexps: RegexCache::new(),
+            pending: None,
+            outcome_value: Value::Nil,
         }
     }
 
@@ -300,7 +306,7 @@ impl Machine {
             self.deadline = self
                 .limits
                 .seconds
-                .and_then(|s| now.checked_add(Duration::from_secs_f64(s)));
+                .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
         } else if self.deadline.is_some_and(|d| now >= d) {
             let seconds = self.limits.seconds.unwrap_or_default();
             return Err(Error::new(
@@ -318,7 +324,7 @@ impl Machine {
         self.slice_deadline = self
             .limits
             .slice_seconds
-            .and_then(|s| now.checked_add(Duration::from_secs_f64(s)));
+            .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
         self.next_check = self.next_mark();
         Ok(())
     }
@@ -374,10 +380,16 @@ impl Machine {
             .ok_or_else(|| internal("bad function"))?;
         let mut pc = top.pc;
         let mut base = top.base;
+        // Hot counters live in locals; `self.stats.fuel_used` is synchronised before any
+        // slow path runs and on every exit.
+        let mut fuel = self.stats.fuel_used;
+        let mut check = self.next_check;
+        let int_bound = self.int_bound;
         loop {
-            if self.stats.fuel_used >= self.next_check {
+            if fuel >= check {
+                self.stats.fuel_used = fuel;
                 match self.fuel_check() {
-                    Ok(false) => {}
+                    Ok(false) => check = self.next_check,
                     Ok(true) => {
                         self.save_pc(pc);
                         self.stats.pauses += 1;
@@ -389,16 +401,174 @@ impl Machine {
                     }
                 }
             }
-            self.stats.fuel_used += 1;
+            fuel += 1;
             let Some(&op) = func.code.get(pc) else {
+                self.stats.fuel_used = fuel;
                 return Err(internal("pc out of range"));
             };
             pc += 1;
+            // The hot instructions on their integer fast paths, without leaving the loop.
+            match op {
+                Op::Jump { offset } => {
+                    if let Some(target) = jump_target(pc, i64::from(offset)) {
+                        pc = target;
+                        continue;
+                    }
+                }
+                Op::JumpIfNotLess { lhs, rhs, offset } => {
+                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
+                        self.regs.get(base + lhs.as_usize()),
+                        self.regs.get(base + rhs.as_usize()),
+                    ) {
+                        if a >= b {
+                            match jump_target(pc, i64::from(offset)) {
+                                Some(target) => pc = target,
+                                None => {
+                                    self.stats.fuel_used = fuel;
+                                    return Err(internal("jump out of range"));
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                }
+                Op::JumpIfNil { src, offset } => {
+                    if let Some(value) = self.regs.get(base + src.as_usize()) {
+                        if value.is_nil() {
+                            match jump_target(pc, i64::from(offset)) {
+                                Some(target) => pc = target,
+                                None => {
+                                    self.stats.fuel_used = fuel;
+                                    return Err(internal("jump out of range"));
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                }
+                Op::AddImm { dst, lhs, imm } => {
+                    if let Some(Value::Int(a)) = self.regs.get(base + lhs.as_usize())
+                        && let Some(n) = a.checked_add(i64::from(imm))
+                        && n.unsigned_abs() < int_bound
+                        && self.put_int(base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::Add { dst, lhs, rhs } => {
+                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
+                        self.regs.get(base + lhs.as_usize()),
+                        self.regs.get(base + rhs.as_usize()),
+                    ) && let Some(n) = a.checked_add(*b)
+                        && n.unsigned_abs() < int_bound
+                        && self.put_int(base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::Sub { dst, lhs, rhs } => {
+                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
+                        self.regs.get(base + lhs.as_usize()),
+                        self.regs.get(base + rhs.as_usize()),
+                    ) && let Some(n) = a.checked_sub(*b)
+                        && n.unsigned_abs() < int_bound
+                        && self.put_int(base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::LoadInt { dst, value }
+                    if self.put_int(base + dst.as_usize(), i64::from(value)) =>
+                {
+                    continue;
+                }
+                Op::Move { dst, src } => {
+                    if let Some(&Value::Int(n)) = self.regs.get(base + src.as_usize())
+                        && self.put_int(base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::CallFn {
+                    dst,
+                    func: callee_index,
+                    args,
+                    argc,
+                } => {
+                    // Exact-arity call of a script function: push the frame here.
+                    if let Some(callee) = program.functions.get(callee_index.as_usize())
+                        && callee.optional == 0
+                        && !callee.rest
+                        && usize::from(argc) == usize::from(callee.required)
+                        && (self.frames.len() as u64) < self.limits.stack_depth
+                    {
+                        let new_base = base + usize::from(func.registers);
+                        self.ensure_registers(new_base + usize::from(callee.registers));
+                        let start = base + args.as_usize();
+                        let argc = usize::from(argc);
+                        let (below, window) = self.regs.split_at_mut(new_base);
+                        if let (Some(source), Some(target)) =
+                            (below.get(start..start + argc), window.get_mut(..argc))
+                        {
+                            for (slot, value) in target.iter_mut().zip(source) {
+                                // Integers (the common argument) are copied without the generic clone.
+                                match (slot, value) {
+                                    (Value::Int(slot), Value::Int(n)) => *slot = *n,
+                                    (slot, value) => *slot = value.clone(),
+                                }
+                            }
+                            if let Some(top) = self.frames.last_mut() {
+                                top.pc = pc;
+                            }
+                            let ret = base + dst.as_usize();
+                            self.frames.push(Frame {
+                                func: callee_index.as_usize(),
+                                pc: 0,
+                                base: new_base,
+                                ret,
+                                closure: None,
+                            });
+                            func = callee;
+                            pc = 0;
+                            base = new_base;
+                            continue;
+                        }
+                    }
+                }
+                Op::Return { src } if self.frames.len() > 1 => {
+                    // Return to a guest caller (the script body's return runs the final checks).
+                    let value = match self.regs.get_mut(base + src.as_usize()) {
+                        Some(slot) => std::mem::take(slot),
+                        None => Value::Nil,
+                    };
+                    if let Some(frame) = self.frames.pop()
+                        && let Some(&Frame {
+                            func: caller_index,
+                            pc: caller_pc,
+                            base: caller_base,
+                            ..
+                        }) = self.frames.last()
+                        && let Some(caller) = program.functions.get(caller_index)
+                        && self.put(frame.ret, value)
+                    {
+                        func = caller;
+                        pc = caller_pc;
+                        base = caller_base;
+                        continue;
+                    }
+                    self.stats.fuel_used = fuel;
+                    return Err(internal("return to a missing frame"));
+                }
+                _ => {}
+            }
+            self.stats.fuel_used = fuel;
             let outcome = self.exec(program, op, base, pc);
+            fuel = self.stats.fuel_used;
             match outcome {
                 Ok(Flow::Next) => {}
                 Ok(Flow::Jump(offset)) => {
-                    pc = jump_target(pc, offset).ok_or_else(|| internal("jump out of range"))?;
+                    pc = jump_target(pc, i64::from(offset))
+                        .ok_or_else(|| internal("jump out of range"))?;
                 }
                 Ok(Flow::Enter | Flow::Leave) => {
                     let Some(top) = self.frames.last() else {
@@ -411,13 +581,17 @@ impl Machine {
                     pc = top.pc;
                     base = top.base;
                 }
-                Ok(Flow::Finish(value)) => {
+                Ok(Flow::Finish) => {
+                    let value = std::mem::take(&mut self.outcome_value);
                     self.state = State::Done(value.clone());
                     return Ok(Step::Done(value));
                 }
-                Ok(Flow::Suspend(step)) => {
+                Ok(Flow::Suspend) => {
                     self.save_pc(pc);
-                    return Ok(step);
+                    return self
+                        .pending
+                        .take()
+                        .ok_or_else(|| internal("suspension without a request"));
                 }
                 Err(error) => {
                     self.save_pc(pc);
@@ -433,19 +607,54 @@ impl Machine {
         }
     }
 
+    #[inline(always)]
     fn reg(&self, base: usize, reg: Reg) -> Result<&Value> {
         self.regs
             .get(base + reg.as_usize())
             .ok_or_else(|| internal("register out of range"))
     }
 
+    #[inline(always)]
     fn set(&mut self, base: usize, reg: Reg, value: Value) -> Result<()> {
-        let slot = self
-            .regs
-            .get_mut(base + reg.as_usize())
-            .ok_or_else(|| internal("register out of range"))?;
-        *slot = value;
-        Ok(())
+        if self.put(base + reg.as_usize(), value) {
+            Ok(())
+        } else {
+            Err(internal("register out of range"))
+        }
+    }
+
+    /// Stores the integer `n` in absolute register `index`; false when out of range. When
+    /// the register already holds an integer only its payload is written, which keeps the
+    /// store a single word (no partial-then-wide store-forwarding stall).
+    #[inline(always)]
+    fn put_int(&mut self, index: usize, n: i64) -> bool {
+        match self.regs.get_mut(index) {
+            Some(Value::Int(slot)) => {
+                *slot = n;
+                true
+            }
+            Some(slot) => {
+                *slot = Value::Int(n);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stores `value` in absolute register `index`; false when out of range. Immediate
+    /// old values are forgotten rather than dropped, skipping the out-of-line drop glue.
+    #[inline(always)]
+    fn put(&mut self, index: usize, value: Value) -> bool {
+        match self.regs.get_mut(index) {
+            Some(slot) => {
+                let old = std::mem::replace(slot, value);
+                if old.is_immediate() {
+                    std::mem::forget(old);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     fn args(&self, base: usize, args: Reg, argc: u8) -> Result<Args> {
@@ -458,7 +667,7 @@ impl Machine {
     }
 
     /// Executes one instruction. `pc` is already advanced past it.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_lines)]
     fn exec(&mut self, program: &Program, op: Op, base: usize, pc: usize) -> Result<Flow> {
         match op {
@@ -512,15 +721,15 @@ impl Machine {
                 let value = self.reg(base, src)?.clone();
                 *self.cells.get_mut(index).ok_or_else(|| internal("cell"))? = value;
             }
-            Op::Jump { offset } => return Ok(Flow::Jump(i64::from(offset))),
+            Op::Jump { offset } => return Ok(Flow::Jump(offset)),
             Op::JumpIfNil { src, offset } => {
                 if self.reg(base, src)?.is_nil() {
-                    return Ok(Flow::Jump(i64::from(offset)));
+                    return Ok(Flow::Jump(offset));
                 }
             }
             Op::JumpIfNotNil { src, offset } => {
                 if !self.reg(base, src)?.is_nil() {
-                    return Ok(Flow::Jump(i64::from(offset)));
+                    return Ok(Flow::Jump(offset));
                 }
             }
             Op::JumpIfNotLess { lhs, rhs, offset } => {
@@ -532,7 +741,7 @@ impl Machine {
                     }
                 };
                 if !less {
-                    return Ok(Flow::Jump(i64::from(offset)));
+                    return Ok(Flow::Jump(i32::from(offset)));
                 }
             }
             Op::Return { src } => {
@@ -557,15 +766,27 @@ impl Machine {
                 args,
                 argc,
             } => {
-                let args = self.args(base, args, argc)?;
-                self.enter(
-                    program,
-                    func.as_usize(),
-                    None,
-                    args,
-                    base + dst.as_usize(),
-                    pc,
-                )?;
+                let callee = program
+                    .functions
+                    .get(func.as_usize())
+                    .ok_or_else(|| internal("function index"))?;
+                if callee.optional == 0
+                    && !callee.rest
+                    && usize::from(argc) == usize::from(callee.required)
+                {
+                    let (args, ret) = (base + args.as_usize(), base + dst.as_usize());
+                    self.enter_direct(program, func.as_usize(), args, argc, ret, pc)?;
+                } else {
+                    let args = self.args(base, args, argc)?;
+                    self.enter(
+                        program,
+                        func.as_usize(),
+                        None,
+                        args,
+                        base + dst.as_usize(),
+                        pc,
+                    )?;
+                }
                 return Ok(Flow::Enter);
             }
             Op::TailCallFn { func, args, argc } => {
@@ -686,7 +907,8 @@ impl Machine {
                     dst: base + dst.as_usize(),
                     count: batch.len(),
                 };
-                return Ok(Flow::Suspend(Step::Batch(batch)));
+                self.pending = Some(Step::Batch(batch));
+                return Ok(Flow::Suspend);
             }
             Op::Add { dst, lhs, rhs } => {
                 let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
@@ -795,6 +1017,7 @@ impl Machine {
                 }
                 self.stats.fuel_used = self.stats.fuel_used.saturating_add(count);
                 check_weight(out.weight(), &self.limits)?;
+                self.charge_retained(count)?;
                 self.set(base, dst, out)?;
             }
         }
@@ -973,7 +1196,19 @@ impl Machine {
         let request = self.request(program, tool, args, span)?;
         self.stats.tool_calls += 1;
         self.state = State::WaitingTool { dst: ret };
-        Ok(Flow::Suspend(Step::Tool(request)))
+        self.pending = Some(Step::Tool(request));
+        Ok(Flow::Suspend)
+    }
+
+    /// Makes the register file at least `len` long. The file only grows during a run:
+    /// a returning frame leaves its registers as they are, and the lowering writes every
+    /// register before reading it, so stale values are never observed. They only delay
+    /// the release of values whose allocation was already charged to the retained budget.
+    #[inline(always)]
+    fn ensure_registers(&mut self, len: usize) {
+        if self.regs.len() < len {
+            self.regs.resize(len, Value::Nil);
+        }
     }
 
     /// Binds `args` to `func`'s parameters in a new window at `base`.
@@ -984,13 +1219,12 @@ impl Machine {
         if given < required || (!func.rest && given > required + optional) {
             return Err(arity_error(func, given));
         }
-        self.regs.truncate(base);
-        self.regs
-            .resize(base + usize::from(func.registers), Value::Nil);
+        self.ensure_registers(base + usize::from(func.registers));
         let mut args = args.into_iter();
-        for slot in 0..(required + optional).min(given) {
-            if let (Some(value), Some(reg)) = (args.next(), self.regs.get_mut(base + slot)) {
-                *reg = value;
+        for slot in 0..required + optional {
+            let value = args.next().unwrap_or(Value::Nil);
+            if !self.put(base + slot, value) {
+                return Err(internal("parameter window"));
             }
         }
         if func.rest {
@@ -1048,6 +1282,54 @@ impl Machine {
         Ok(())
     }
 
+    /// Enters `func` (exact arity, no optional or rest parameters) copying the arguments
+    /// straight from the caller's block into the new window.
+    fn enter_direct(
+        &mut self,
+        program: &Program,
+        func: usize,
+        args: usize,
+        argc: u8,
+        ret: usize,
+        pc: usize,
+    ) -> Result<()> {
+        let callee = program
+            .functions
+            .get(func)
+            .ok_or_else(|| internal("function index"))?;
+        if self.frames.len() as u64 >= self.limits.stack_depth {
+            return Err(stack_budget(&self.limits));
+        }
+        let top = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| internal("no caller"))?;
+        top.pc = pc;
+        let caller = program
+            .functions
+            .get(top.func)
+            .ok_or_else(|| internal("caller"))?;
+        let base = top.base + usize::from(caller.registers);
+        self.ensure_registers(base + usize::from(callee.registers));
+        let argc = usize::from(argc);
+        let (below, window) = self.regs.split_at_mut(base);
+        let source = below
+            .get(args..args + argc)
+            .ok_or_else(|| internal("argument block out of range"))?;
+        window
+            .get_mut(..argc)
+            .ok_or_else(|| internal("parameter window"))?
+            .clone_from_slice(source);
+        self.frames.push(Frame {
+            func,
+            pc: 0,
+            base,
+            ret,
+            closure: None,
+        });
+        Ok(())
+    }
+
     fn tail_enter(&mut self, program: &Program, func: usize, args: Args) -> Result<()> {
         let callee = program
             .functions
@@ -1074,9 +1356,9 @@ impl Machine {
                 return Err(closure_boundary());
             }
             self.regs.clear();
-            return Ok(Flow::Finish(value));
+            self.outcome_value = value;
+            return Ok(Flow::Finish);
         }
-        self.regs.truncate(frame.base);
         *self
             .regs
             .get_mut(frame.ret)
@@ -1086,15 +1368,18 @@ impl Machine {
 }
 
 /// What to do after one instruction.
+#[derive(Clone, Copy)]
 enum Flow {
     Next,
-    Jump(i64),
+    Jump(i32),
     /// A frame was pushed or replaced.
     Enter,
     /// A frame was popped.
     Leave,
-    Finish(Value),
-    Suspend(Step),
+    /// The run finished; the value is in `outcome_value`.
+    Finish,
+    /// The run suspended; the step is in `pending`.
+    Suspend,
 }
 
 /// A resolved callable value.
@@ -1148,6 +1433,16 @@ fn step_budget(limits: &Limits, used: u64) -> Error {
         format!(
             "Script exceeded its step budget of {} after {} steps; narrow the script",
             limits.steps, used
+        ),
+    )
+}
+
+fn stack_budget(limits: &Limits) -> Error {
+    Error::new(
+        ErrorKind::Stack,
+        format!(
+            "Script exceeded its stack budget of {} frames; recursion is too deep",
+            limits.stack_depth
         ),
     )
 }

@@ -110,7 +110,7 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
                     }
                 }
                 Value::Cons(cell) => {
-                    if let Some((prefix, quoted)) = reader_sugar(cell.car(), cell.cdr()) {
+                    if let Some((prefix, quoted)) = reader_sugar(cell.car(), cell.cdr(), names) {
                         out.push_str(prefix);
                         stack.push(Task::Value(quoted));
                     } else {
@@ -126,7 +126,13 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
 
 /// `(quote X)`, `` (\` X) ``, `(, X)` and `(,@ X)` print with their reader sugar, as Emacs
 /// does by default (`print-quoted`).
-fn reader_sugar<'a>(car: &Value, cdr: &'a Value) -> Option<(&'static str, &'a Value)> {
+///
+/// `(, @x)` prints as `, @x`: `,@x` would read back as a splice.
+fn reader_sugar<'a>(
+    car: &Value,
+    cdr: &'a Value,
+    names: &dyn SymbolNames,
+) -> Option<(&'static str, &'a Value)> {
     let Value::Sym(op) = car else { return None };
     let Value::Cons(rest) = cdr else { return None };
     if !rest.cdr().is_nil() {
@@ -135,7 +141,10 @@ fn reader_sugar<'a>(car: &Value, cdr: &'a Value) -> Option<(&'static str, &'a Va
     let prefix = match *op {
         well_known::QUOTE => "'",
         well_known::BACKQUOTE => "`",
-        well_known::UNQUOTE => ",",
+        well_known::UNQUOTE => match rest.car() {
+            Value::Sym(symbol) if names.symbol_name(*symbol).starts_with('@') => ", ",
+            _ => ",",
+        },
         well_known::SPLICE => ",@",
         _ => return None,
     };

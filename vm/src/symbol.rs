@@ -10,7 +10,7 @@
 //! - Interned names map to exactly one id; [`Symbols::gensym`] makes uninterned symbols
 //!   whose identity is their id alone (their names may repeat).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// One guest symbol: an index into its table, with its name length and keyword flag.
@@ -129,7 +129,7 @@ impl Default for Interner {
     fn default() -> Self {
         let mut interner = Interner {
             names: Vec::new(),
-            map: HashMap::new(),
+            map: HashMap::default(),
         };
         for name in well_known::NAMES {
             interner.intern(name);
@@ -206,7 +206,7 @@ impl Symbols {
         Symbols {
             base,
             extra: Vec::new(),
-            extra_map: HashMap::new(),
+            extra_map: HashMap::default(),
         }
     }
 

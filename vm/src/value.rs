@@ -233,6 +233,17 @@ impl Value {
         !matches!(self, Value::Nil)
     }
 
+    /// Whether this value holds no reference count (nil, t, numbers that fit a word,
+    /// symbols): copying or dropping it is free.
+    #[inline(always)]
+    #[must_use]
+    pub fn is_immediate(&self) -> bool {
+        matches!(
+            self,
+            Value::Nil | Value::T | Value::Int(_) | Value::Float(_) | Value::Sym(_)
+        )
+    }
+
     /// Whether this is nil.
     #[must_use]
     pub fn is_nil(&self) -> bool {

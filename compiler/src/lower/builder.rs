@@ -93,7 +93,7 @@ impl FunctionBuilder {
     pub(crate) fn patch_to(&mut self, patch: Patch, target: usize) -> Result<(), String> {
         let offset = offset_between(patch.0, target)?;
         let Some(op) = self.code.get_mut(patch.0) else {
-            return Err("patch out of range".into());
+            return Err("Internal compiler error: patch out of range".into());
         };
         match op {
             Op::Jump { offset: o }
@@ -103,7 +103,7 @@ impl FunctionBuilder {
                 *o = i16::try_from(offset)
                     .map_err(|_| "jump too far for a fused compare".to_owned())?;
             }
-            _ => return Err("patched instruction is not a jump".into()),
+            _ => return Err("Internal compiler error: patched instruction is not a jump".into()),
         }
         Ok(())
     }
@@ -126,9 +126,9 @@ impl FunctionBuilder {
         }
         self.next_register += 1;
         self.high_water = self.high_water.max(self.next_register);
-        Ok(Reg(
-            u16::try_from(reg).map_err(|_| "register overflow".to_owned())?
-        ))
+        Ok(Reg(u16::try_from(reg).map_err(|_| {
+            "Internal compiler error: register overflow".to_owned()
+        })?))
     }
 
     /// `count` fresh contiguous registers; the first one.
@@ -216,7 +216,9 @@ impl FunctionBuilder {
 }
 
 fn offset_between(from: usize, target: usize) -> Result<i32, String> {
-    let from = i64::try_from(from).map_err(|_| "pc overflow".to_owned())? + 1;
-    let target = i64::try_from(target).map_err(|_| "pc overflow".to_owned())?;
+    let from =
+        i64::try_from(from).map_err(|_| "Internal compiler error: pc overflow".to_owned())? + 1;
+    let target =
+        i64::try_from(target).map_err(|_| "Internal compiler error: pc overflow".to_owned())?;
     i32::try_from(target - from).map_err(|_| "jump too far".to_owned())
 }

@@ -262,7 +262,7 @@ impl Lowerer<'_> {
                             self.emit(Op::LoadNil { dst: reg })?;
                         }
                     }
-                    if reg != dst {
+                    if reg != dst && self.discarded != Some(dst) {
                         self.emit(Op::Move { dst, src: reg })?;
                     }
                 }
@@ -303,10 +303,7 @@ impl Lowerer<'_> {
         let top = self.current()?.here();
         let exit = self.jump_if_false(test)?;
         for form in body {
-            let mark = self.mark()?;
-            let scratch = self.alloc()?;
-            self.expr(form, scratch, false)?;
-            self.release(mark)?;
+            self.effect(form)?;
         }
         let span = self.current()?.span;
         self.current()?.jump_back(top).map_err(|m| limit(m, span))?;

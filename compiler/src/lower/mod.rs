@@ -122,6 +122,11 @@ enum Operator {
 
 type Lowered<T = ()> = Result<T, Diagnostic>;
 
+/// Stack that must remain before lowering one more nesting level.
+pub(crate) const RED_ZONE: usize = 128 * 1024;
+/// Stack added when less than [`RED_ZONE`] remains.
+pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
+
 /// Lowers `input` into a verified program, parsing lambda lists with `parse_params`.
 ///
 /// # Errors
@@ -208,6 +213,8 @@ struct Lowerer<'a> {
     operators: HashMap<Symbol, Operator>,
     /// The functions being emitted, innermost last.
     stack: Vec<FunctionBuilder>,
+    /// A destination whose value is never read (statement position), if any.
+    discarded: Option<Reg>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -249,6 +256,7 @@ impl<'a> Lowerer<'a> {
             functions: Vec::new(),
             operators,
             stack: Vec::new(),
+            discarded: None,
         }
     }
 
@@ -423,12 +431,36 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers `form`, leaving its value in `dst`. In tail position a call of a script
     /// function replaces the current frame.
+    ///
+    /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
+    /// each level makes sure enough host stack remains, growing it on the heap if not.
     fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
-        let saved = self.current()?.span;
-        self.current()?.span = form.span;
-        let result = self.expr_inner(form, dst, tail);
-        self.current()?.span = saved;
-        result
+        stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
+            let saved = self.current()?.span;
+            self.current()?.span = form.span;
+            // Only forms that pass their destination straight through keep it discarded.
+            let passes_through = form.head_symbol().is_some_and(|s| {
+                matches!(
+                    self.operator(s),
+                    Operator::Special(
+                        Special::Setq
+                            | Special::Progn
+                            | Special::If
+                            | Special::Let
+                            | Special::LetStar
+                    )
+                )
+            });
+            let discarded = if passes_through {
+                self.discarded
+            } else {
+                self.discarded.take()
+            };
+            let result = self.expr_inner(form, dst, tail);
+            self.discarded = discarded;
+            self.current()?.span = saved;
+            result
+        })
     }
 
     fn expr_inner(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
@@ -504,12 +536,21 @@ impl<'a> Lowerer<'a> {
             return Ok(());
         };
         for form in init {
-            let mark = self.mark()?;
-            let scratch = self.alloc()?;
-            self.expr(form, scratch, false)?;
-            self.release(mark)?;
+            self.effect(form)?;
         }
         self.expr(last, dst, tail)
+    }
+
+    /// Lowers `form` for its effect only: its value goes to a scratch register nobody
+    /// reads, which lets `setq` skip copying its value there.
+    pub(super) fn effect(&mut self, form: &Sexp) -> Lowered {
+        let mark = self.mark()?;
+        let scratch = self.alloc()?;
+        let saved = self.discarded.replace(scratch);
+        let result = self.expr(form, scratch, false);
+        self.discarded = saved;
+        self.release(mark)?;
+        result
     }
 
     /// Lowers each of `forms` into a fresh contiguous block; returns its first register.
@@ -743,8 +784,14 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
     found
 }
 
+/// A structural limit of the program, or (never for a correct compiler) a broken
+/// invariant of the emitter, which is reported as the compiler's fault.
 fn limit(message: String, span: Span) -> Diagnostic {
-    Diagnostic::new("E0903", ErrorKind::Input, message, span)
+    if message.starts_with("Internal compiler error") {
+        Diagnostic::new("E0900", ErrorKind::Script, message, span)
+    } else {
+        Diagnostic::new("E0903", ErrorKind::Input, message, span)
+    }
 }
 
 fn internal(what: &str, span: Span) -> Diagnostic {
@@ -754,4 +801,23 @@ fn internal(what: &str, span: Span) -> Diagnostic {
         format!("Internal compiler error: {what}"),
         span,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SPECIALS;
+    use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
+
+    #[test]
+    fn lowering_open_codes_exactly_the_closed_special_forms() {
+        let mut lowered: Vec<&str> = SPECIALS.iter().map(|(name, _)| *name).collect();
+        let mut closed: Vec<&str> = SPECIAL_FORMS
+            .iter()
+            .chain(DEFINITION_FORMS.iter())
+            .copied()
+            .collect();
+        lowered.sort_unstable();
+        closed.sort_unstable();
+        assert_eq!(lowered, closed);
+    }
 }

@@ -254,7 +254,8 @@ pub(super) fn split_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
             "'split-string': result may exceed the guest node budget",
         ));
     }
-    let keep_nulls = separators.is_some() && args.get(2).is_none_or(Value::is_nil);
+    // The original always passes a separator, so Emacs never forces OMIT-NULLS.
+    let keep_nulls = args.get(2).is_none_or(Value::is_nil);
     ctx.charge(text_units(text.len()).saturating_mul(3));
 
     let mut splitter = Splitter {

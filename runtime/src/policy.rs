@@ -1,0 +1,46 @@
+//! The permission hook consulted before every nested call (dialect notes §12.6).
+//!
+//! A policy sees the nested request exactly as the handler would (its own id, the parent
+//! envelope id, source `ptc`, the validated arguments) and allows or denies it. A denial is
+//! not a guest value: it aborts the whole script, cancels queued and running siblings and
+//! settles the envelope as `denied`.
+
+use crate::tool::{BoxFuture, ToolRequestCtx};
+
+/// A policy's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run the call.
+    Allow,
+    /// Refuse it, with a reason the model will read.
+    Deny(String),
+}
+
+/// Decides whether a nested call may run. May await (e.g. a user prompt).
+pub trait PermissionPolicy: Send + Sync {
+    /// The decision for `request`.
+    fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision>;
+}
+
+/// Allows everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllowAll;
+
+impl PermissionPolicy for AllowAll {
+    fn check(&self, _request: &ToolRequestCtx) -> BoxFuture<Decision> {
+        Box::pin(std::future::ready(Decision::Allow))
+    }
+}
+
+/// A synchronous policy from a closure.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyFn<F>(pub F);
+
+impl<F> PermissionPolicy for PolicyFn<F>
+where
+    F: Fn(&ToolRequestCtx) -> Decision + Send + Sync,
+{
+    fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision> {
+        Box::pin(std::future::ready((self.0)(request)))
+    }
+}

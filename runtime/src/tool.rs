@@ -1,0 +1,463 @@
+//! The host's side of a nested call: tool contracts, handlers, results and the registry.
+//!
+//! A tool is registered with a [`ToolContract`] (name, description, JSON Schema of its
+//! arguments, standalone-only flag, optional one-line summary) and a [`ToolHandler`]. A
+//! handler receives a [`ToolRequestCtx`] — its own request id `ENVELOPE/N`, the parent
+//! envelope id, the source `ptc`, the validated JSON arguments and a cancellation handle —
+//! and answers with a [`ToolResult`] shaped like MCP's `CallToolResult`.
+//!
+//! Invariants:
+//! - Every registered name is a legal guest operator (§14.1) and unique in the registry.
+//! - Every registered input schema compiled into a validator at registration, so a bad
+//!   schema is the host's error at startup, never the guest's at run time.
+
+use crate::cancel::CancelToken;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A boxed, sendable future: what handlers and policies return.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What the model and the runtime know about one tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolContract {
+    /// The call name, exactly as the guest writes it in operator position.
+    pub name: String,
+    /// What the model reads about the tool.
+    pub description: String,
+    /// JSON Schema of the argument object.
+    pub input_schema: serde_json::Value,
+    /// Whether the tool may only be the entire, direct expression.
+    pub standalone: bool,
+    /// A one-line summary for the tool listing; defaults to the description's first
+    /// sentence.
+    pub summary: Option<String>,
+}
+
+impl ToolContract {
+    /// A composable tool with no summary.
+    #[must_use]
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: serde_json::Value,
+    ) -> Self {
+        ToolContract {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            standalone: false,
+            summary: None,
+        }
+    }
+
+    /// The same contract, standalone-only when `standalone` is true.
+    #[must_use]
+    pub fn standalone(mut self, standalone: bool) -> Self {
+        self.standalone = standalone;
+        self
+    }
+
+    /// The same contract with an explicit listing summary.
+    #[must_use]
+    pub fn summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// The listing summary: the explicit one, else the description's first sentence.
+    #[must_use]
+    pub fn summary_text(&self) -> String {
+        if let Some(summary) = &self.summary {
+            return summary.clone();
+        }
+        first_sentence(&self.description)
+    }
+}
+
+/// The first sentence of `text`: up to and including the first `.` followed by white
+/// space or the end, else the first line.
+fn first_sentence(text: &str) -> String {
+    let text = text.trim();
+    let mut chars = text.char_indices().peekable();
+    while let Some((index, c)) = chars.next() {
+        if c == '\n' {
+            return text.get(..index).unwrap_or(text).trim().to_owned();
+        }
+        if c == '.' && chars.peek().is_none_or(|(_, next)| next.is_whitespace()) {
+            return text.get(..=index).unwrap_or(text).to_owned();
+        }
+    }
+    text.to_owned()
+}
+
+/// A media item a tool returned: a reference with a MIME type and a URI or name. The
+/// payload bytes, when the host has them, never enter the audit or a checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaRef {
+    /// MIME type, e.g. `image/png`.
+    pub mime: String,
+    /// Where the item lives, if it has an address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// A name for it, if it has no address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The payload, kept only in memory for the host; never serialised.
+    #[serde(skip)]
+    pub data: Option<Arc<[u8]>>,
+}
+
+impl MediaRef {
+    /// The same reference without its payload bytes.
+    #[must_use]
+    pub fn without_payload(&self) -> MediaRef {
+        MediaRef {
+            data: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// One content block of a result (MCP `content`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Content {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A media reference (image, audio, resource link).
+    Media(MediaRef),
+}
+
+/// What a handler answers: MCP's `CallToolResult` plus context notes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Content blocks, in order.
+    pub content: Vec<Content>,
+    /// Structured JSON content; when present it is what the guest receives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured: Option<serde_json::Value>,
+    /// The tool ran but failed; the guest receives `(:error "TEXT")`.
+    pub is_error: bool,
+    /// Hook context and repair notes; carried into the outer result even when the script
+    /// discards this call's value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl ToolResult {
+    /// A successful text result.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolResult {
+            content: vec![Content::Text { text: text.into() }],
+            ..ToolResult::default()
+        }
+    }
+
+    /// A successful structured result; its compact JSON text is also a text block, as MCP
+    /// recommends for older clients.
+    #[must_use]
+    pub fn json(value: serde_json::Value) -> Self {
+        ToolResult {
+            content: vec![Content::Text {
+                text: value.to_string(),
+            }],
+            structured: Some(value),
+            ..ToolResult::default()
+        }
+    }
+
+    /// A failed result with `message`.
+    #[must_use]
+    pub fn error(message: impl Into<String>) -> Self {
+        ToolResult {
+            is_error: true,
+            ..ToolResult::text(message)
+        }
+    }
+
+    /// The same result with a context note added.
+    #[must_use]
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// The text blocks joined with newlines.
+    #[must_use]
+    pub fn joined_text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let Content::Text { text } = block {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    /// The media references, without payload.
+    #[must_use]
+    pub fn media(&self) -> Vec<MediaRef> {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                Content::Media(media) => Some(media.without_payload()),
+                Content::Text { .. } => None,
+            })
+            .collect()
+    }
+}
+
+/// One nested request as the host's handler (and permission policy) sees it.
+#[derive(Debug, Clone)]
+pub struct ToolRequestCtx {
+    /// This request's own id, `ENVELOPE/N`.
+    pub id: String,
+    /// The envelope (ToolCall) id.
+    pub parent_id: String,
+    /// Always `ptc`: the request came from a script.
+    pub source: &'static str,
+    /// The tool's name.
+    pub tool: String,
+    /// The validated argument object.
+    pub arguments: serde_json::Value,
+    /// Fires when the run is cancelled, denied or timed out; a long handler should stop.
+    pub cancel: CancelToken,
+}
+
+/// An asynchronous tool implementation.
+pub trait ToolHandler: Send + Sync {
+    /// Runs one call.
+    fn call(&self, request: ToolRequestCtx) -> BoxFuture<ToolResult>;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(ToolRequestCtx) -> Fut + Send + Sync,
+    Fut: Future<Output = ToolResult> + Send + 'static,
+{
+    fn call(&self, request: ToolRequestCtx) -> BoxFuture<ToolResult> {
+        Box::pin(self(request))
+    }
+}
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// The name is not a legal guest operator.
+    #[error("`{0}` is not a legal tool name")]
+    IllegalName(String),
+    /// The name is already registered.
+    #[error("tool `{0}` is registered twice")]
+    Duplicate(String),
+    /// The input schema does not compile.
+    #[error("tool `{name}` has an invalid input schema: {message}")]
+    BadSchema {
+        /// The tool.
+        name: String,
+        /// The validator's complaint.
+        message: String,
+    },
+}
+
+/// One registered tool.
+pub struct RegisteredTool {
+    /// Its contract.
+    pub contract: ToolContract,
+    /// Its handler.
+    pub handler: Arc<dyn ToolHandler>,
+    /// Its compiled argument validator.
+    pub validator: Arc<jsonschema::Validator>,
+}
+
+impl fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("contract", &self.contract)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The host's tools, in registration order. Cheap to share behind an `Arc`.
+#[derive(Debug, Default)]
+pub struct Registry {
+    tools: Vec<RegisteredTool>,
+    index: HashMap<String, usize>,
+}
+
+/// Names reserved besides the compiler's closed tables (§14.1): the envelope tools, the
+/// constants and the unquote operators.
+const RESERVED: &[&str] = &["ToolCall", "ToolSearch", "nil", "t", ",", ",@"];
+
+/// Whether `name` is a legal tool name for the guest language (§14.1): it reads as exactly
+/// one non-keyword symbol of the same name and is not reserved or a primitive.
+#[must_use]
+pub fn is_legal_tool_name(name: &str) -> bool {
+    if name.is_empty() || name.len() > 128 || name.starts_with(':') {
+        return false;
+    }
+    let symbol_char = |c: char| c.is_alphanumeric() || "-+=*/_~!@$%^&<>{}?.".contains(c);
+    if !name.chars().all(symbol_char) {
+        return false;
+    }
+    // A name that reads as a number is not a symbol.
+    if name.parse::<f64>().is_ok() {
+        return false;
+    }
+    // Special forms, transformers, `defun`/`defmacro` and the primitives.
+    !RESERVED.contains(&name) && !ptc_compiler::tables::is_builtin(name)
+}
+
+impl Registry {
+    /// An empty registry.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a tool.
+    ///
+    /// # Errors
+    /// [`RegistryError`] when the name is illegal or taken, or the schema does not compile.
+    pub fn register(
+        &mut self,
+        contract: ToolContract,
+        handler: impl ToolHandler + 'static,
+    ) -> Result<&mut Self, RegistryError> {
+        self.register_arc(contract, Arc::new(handler))
+    }
+
+    /// Registers a tool whose handler is already shared.
+    ///
+    /// # Errors
+    /// As [`Registry::register`].
+    pub fn register_arc(
+        &mut self,
+        contract: ToolContract,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<&mut Self, RegistryError> {
+        if !is_legal_tool_name(&contract.name) {
+            return Err(RegistryError::IllegalName(contract.name));
+        }
+        if self.index.contains_key(&contract.name) {
+            return Err(RegistryError::Duplicate(contract.name));
+        }
+        let validator = jsonschema::validator_for(&contract.input_schema).map_err(|error| {
+            RegistryError::BadSchema {
+                name: contract.name.clone(),
+                message: error.to_string(),
+            }
+        })?;
+        self.index.insert(contract.name.clone(), self.tools.len());
+        self.tools.push(RegisteredTool {
+            contract,
+            handler,
+            validator: Arc::new(validator),
+        });
+        Ok(self)
+    }
+
+    /// The tool named `name`.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.index.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    /// The tools, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools.iter()
+    }
+
+    /// The roster the compiler sees: names and standalone flags.
+    #[must_use]
+    pub fn roster(&self) -> ptc_compiler::Roster {
+        ptc_compiler::Roster {
+            tools: self
+                .tools
+                .iter()
+                .map(|t| ptc_compiler::RosterTool {
+                    name: t.contract.name.clone(),
+                    standalone: t.contract.standalone,
+                })
+                .collect(),
+        }
+    }
+
+    /// How many tools are registered.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether no tool is registered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_follow_the_roster_policy() {
+        for good in ["Imenu", "mcp/server-Probe", "Read", "get_weather"] {
+            assert!(is_legal_tool_name(good), "{good}");
+        }
+        for bad in [
+            "nil",
+            "t",
+            "quote",
+            "list",
+            "defmacro",
+            "ToolSearch",
+            "ToolCall",
+            ":keyword",
+            "two names",
+            "a) (b",
+            "123",
+            "",
+        ] {
+            assert!(!is_legal_tool_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn registry_rejects_duplicates_and_bad_schemas() {
+        let mut registry = Registry::new();
+        let handler = |_request: ToolRequestCtx| async { ToolResult::text("x") };
+        registry
+            .register(
+                ToolContract::new("A", "Does a.", json!({"type": "object"})),
+                handler,
+            )
+            .unwrap();
+        let again = registry.register(ToolContract::new("A", "", json!({})), handler);
+        assert_eq!(again.err(), Some(RegistryError::Duplicate("A".into())));
+        let bad = registry.register(ToolContract::new("B", "", json!({"type": 12})), handler);
+        assert!(matches!(bad, Err(RegistryError::BadSchema { .. })));
+        assert_eq!(registry.roster().tools.len(), 1);
+    }
+
+    #[test]
+    fn summaries_default_to_the_first_sentence() {
+        let contract = ToolContract::new("A", "Reads a file. Then more.", json!({}));
+        assert_eq!(contract.summary_text(), "Reads a file.");
+        let contract = ToolContract::new("A", "Version 1.2 reads\nsecond line", json!({}));
+        assert_eq!(contract.summary_text(), "Version 1.2 reads");
+        assert_eq!(contract.summary("S").summary_text(), "S");
+    }
+}
