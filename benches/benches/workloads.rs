@@ -208,8 +208,14 @@ fn fanout(c: &mut Criterion) {
     let expected = i64::try_from(workloads::FANOUT_CALLS).unwrap_or(i64::MAX);
     let answer = runtime.block_on(ptc::fanout(&program, limits));
     assert_eq!(answer, Ok(expected));
-    group.bench_function("ptc", |b| {
+    group.bench_function("ptc-joinset", |b| {
         b.iter(|| runtime.block_on(ptc::fanout(&program, limits)));
+    });
+    let driver = ptc::fanout_runner().unwrap_or_else(|e| panic!("{e}"));
+    let answer = runtime.block_on(ptc::fanout_runtime(&driver, &program));
+    assert_eq!(answer, Ok(expected));
+    group.bench_function("ptc", |b| {
+        b.iter(|| runtime.block_on(ptc::fanout_runtime(&driver, &program)));
     });
     // The same JoinSet and semaphore without a machine: what tokio's timer allows.
     let permits = Arc::new(tokio::sync::Semaphore::new(workloads::FANOUT_CONCURRENCY));

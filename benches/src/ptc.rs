@@ -162,8 +162,8 @@ pub fn shared_list_source(n: i64) -> String {
 /// Workload 9: runs the fan-out program, answering each batch with tokio tasks that sleep
 /// [`FANOUT_SLEEP_MS`], at most [`FANOUT_CONCURRENCY`] at once, results in source order.
 ///
-/// This is the stand-in for ptc-runtime's driver until that lands: a `JoinSet` of tasks
-/// gated by a semaphore.
+/// A minimal host (a `JoinSet` of tasks gated by a semaphore, no argument conversion,
+/// audit or policy), measured beside ptc-runtime's driver ([`fanout_runtime`]).
 ///
 /// # Errors
 /// As [`drive`], or a failed task.
@@ -183,6 +183,61 @@ pub async fn fanout(program: &Arc<Program>, limits: Limits) -> Result<i64, Strin
             Step::Error(error) => return Err(error.message().to_owned()),
         };
     }
+}
+
+/// The ptc-runtime runner for workload 9: one tool `sleep` (sleeps [`FANOUT_SLEEP_MS`],
+/// answers `"ok"`), the benchmark limits with `parallelism` [`FANOUT_CONCURRENCY`].
+///
+/// # Errors
+/// A registry refusal, as text.
+pub fn fanout_runner() -> Result<ptc_runtime::Runner, String> {
+    use ptc_runtime::{Registry, ToolContract, ToolRequestCtx, ToolResult};
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"id": {"type": "integer"}},
+        "additionalProperties": false
+    });
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new("sleep", "Sleeps 1 ms.", schema),
+            |_request: ToolRequestCtx| async {
+                tokio::time::sleep(Duration::from_millis(FANOUT_SLEEP_MS)).await;
+                ToolResult::text("ok")
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    let limits = Limits {
+        parallelism: FANOUT_CONCURRENCY as u64,
+        ..bench_limits()
+    };
+    Ok(ptc_runtime::Runner::new(Arc::new(registry)).with_limits(limits))
+}
+
+/// Workload 9 through ptc-runtime's driver: the fan-out program, answer from the outcome.
+///
+/// # Errors
+/// The outcome's error, or a non-integer value, as text.
+pub async fn fanout_runtime(
+    runner: &ptc_runtime::Runner,
+    program: &Arc<Program>,
+) -> Result<i64, String> {
+    let outcome = runner
+        .run_program(
+            Arc::clone(program),
+            None,
+            workloads::programs::FANOUT,
+            ptc_runtime::RunOptions::default(),
+        )
+        .await;
+    if let Some(error) = &outcome.error {
+        return Err(format!("{}: {}", error.kind, error.message));
+    }
+    outcome
+        .value
+        .as_ref()
+        .and_then(serde_json::Value::as_i64)
+        .ok_or_else(|| format!("not an integer: {}", outcome.text))
 }
 
 /// Runs `count` sleeping calls, at most the semaphore's permits at once; results in order.

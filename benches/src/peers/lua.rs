@@ -26,7 +26,7 @@ fn state() -> (Lua, Table) {
     let lua = Lua::new();
     let content = workloads::file_content();
     let read = lua
-        .create_function(move |lua, path: mlua::String| {
+        .create_function(move |lua, path: mlua::LuaString| {
             assert!(!path.as_bytes().is_empty());
             lua.create_string(&content)
         })

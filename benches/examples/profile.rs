@@ -1,0 +1,80 @@
+//! Runs one ptc workload a few times, for profilers: `valgrind --tool=callgrind
+//! --toggle-collect='*profile_measure*' target/release/examples/profile fib25 1`.
+//! Workloads: fib25 loop loop-unmetered list strings host cold shared-N fanout; `disasm-NAME`
+//! prints a program's bytecode instead.
+
+use ptc_benches::ptc::{self, Host};
+use ptc_benches::workloads::programs;
+use std::hint::black_box;
+
+#[inline(never)]
+fn profile_measure(run: &mut dyn FnMut() -> i64) -> i64 {
+    run()
+}
+
+fn main() {
+    let mut arguments = std::env::args().skip(1);
+    let workload = arguments.next().unwrap_or_else(|| "fib25".to_owned());
+    let times: u32 = arguments.next().and_then(|t| t.parse().ok()).unwrap_or(1);
+    let host = Host::new();
+    let limits = ptc::bench_limits();
+    let compiled =
+        |source: &str| ptc::compile_program(source, &limits).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(name) = workload.strip_prefix("disasm-") {
+        let source = match name {
+            "fib25" => programs::FIB,
+            "loop" => programs::LOOP,
+            "list" => programs::LIST,
+            "host" => programs::HOST,
+            _ => programs::COLD,
+        };
+        print!("{}", ptc_vm::disasm::disassemble(&compiled(source)));
+        println!(
+            "size_of Step {} Value {} Error {}",
+            std::mem::size_of::<ptc_vm::Step>(),
+            std::mem::size_of::<ptc_vm::Value>(),
+            std::mem::size_of::<ptc_vm::Error>()
+        );
+        return;
+    }
+    let mut run: Box<dyn FnMut() -> i64> = match workload.as_str() {
+        "cold" => Box::new(|| ptc::cold(programs::COLD, &host).unwrap_or_else(|e| panic!("{e}"))),
+        "fanout" => {
+            let program = compiled(programs::FANOUT);
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap_or_else(|e| panic!("{e}"));
+            Box::new(move || {
+                runtime
+                    .block_on(ptc::fanout(&program, limits))
+                    .unwrap_or_else(|e| panic!("{e}"))
+            })
+        }
+        name => {
+            let (source, metered) = match name {
+                "fib25" => (programs::FIB.to_owned(), true),
+                "loop" => (programs::LOOP.to_owned(), true),
+                "loop-unmetered" => (programs::LOOP.to_owned(), false),
+                "list" => (programs::LIST.to_owned(), true),
+                "strings" => (programs::STRINGS.to_owned(), true),
+                "host" => (programs::HOST.to_owned(), true),
+                other => match other.strip_prefix("shared-").and_then(|n| n.parse().ok()) {
+                    Some(n) => (ptc::shared_list_source(n), true),
+                    None => panic!("unknown workload {other}"),
+                },
+            };
+            let program = compiled(&source);
+            let host = host.clone();
+            Box::new(move || {
+                ptc::run(&program, limits, &host, metered).unwrap_or_else(|e| panic!("{e}"))
+            })
+        }
+    };
+    // One warm-up call outside the measured function, as the anchors did.
+    let first = run();
+    for _ in 0..times {
+        assert_eq!(black_box(profile_measure(&mut run)), first);
+    }
+    println!("{workload}: {first} ({times} measured calls)");
+}
