@@ -112,6 +112,14 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
         Op::JumpIfNotNil { src, offset } => {
             format!("JNOTNIL r{} {}", src.0, target(pc, i64::from(offset)))
         }
+        Op::JumpIfLess { lhs, rhs, offset } => {
+            format!(
+                "JLT r{} r{} {}",
+                lhs.0,
+                rhs.0,
+                target(pc, i64::from(offset))
+            )
+        }
         Op::JumpIfNotLess { lhs, rhs, offset } => {
             format!(
                 "JNLT r{} r{} {}",
@@ -172,6 +180,8 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
         Op::BatchEnd { dst } => format!("BATCHEND r{}", dst.0),
         Op::Add { dst, lhs, rhs } => format!("ADD r{} r{} r{}", dst.0, lhs.0, rhs.0),
         Op::Sub { dst, lhs, rhs } => format!("SUB r{} r{} r{}", dst.0, lhs.0, rhs.0),
+        Op::Mul { dst, lhs, rhs } => format!("MUL r{} r{} r{}", dst.0, lhs.0, rhs.0),
+        Op::Rem { dst, lhs, rhs } => format!("REM r{} r{} r{}", dst.0, lhs.0, rhs.0),
         Op::AddImm { dst, lhs, imm } => format!("ADDI r{} r{} {imm}", dst.0, lhs.0),
         Op::Less { dst, lhs, rhs } => format!("LT r{} r{} r{}", dst.0, lhs.0, rhs.0),
         Op::NumEq { dst, lhs, rhs } => format!("NUMEQ r{} r{} r{}", dst.0, lhs.0, rhs.0),

@@ -82,6 +82,10 @@ pub enum Op {
     /// `if !(lhs < rhs) { pc += offset }`, numbers only. Fuel 1. Errors: `script` (type).
     JumpIfNotLess { lhs: Reg, rhs: Reg, offset: i16 },
 
+    /// `if lhs < rhs { pc += offset }`, numbers only (the bottom test of a loop). Fuel 1.
+    /// Errors: `script` (type).
+    JumpIfLess { lhs: Reg, rhs: Reg, offset: i16 },
+
     /// Returns `src` to the caller's destination register, or finishes the run from the main
     /// function. Fuel 1. Errors (main only): `value` when the final value exceeds the value
     /// budget or holds a closure.
@@ -161,6 +165,11 @@ pub enum Op {
     Add { dst: Reg, lhs: Reg, rhs: Reg },
     /// `dst := lhs - rhs`. Fuel 1.
     Sub { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := lhs * rhs` (the `*` primitive, integer fast path). Fuel 1.
+    Mul { dst: Reg, lhs: Reg, rhs: Reg },
+    /// `dst := (% lhs rhs)` (integer remainder, fast path). Fuel 1. Errors: `script`
+    /// ("Arithmetic error" on a zero divisor, types).
+    Rem { dst: Reg, lhs: Reg, rhs: Reg },
     /// `dst := lhs + imm`. Fuel 1.
     AddImm { dst: Reg, lhs: Reg, imm: i16 },
     /// `dst := (< lhs rhs)`. Fuel 1.

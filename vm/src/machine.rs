@@ -446,6 +446,44 @@ impl Machine {
                         continue;
                     }
                 }
+                Op::JumpIfLess { lhs, rhs, offset } => {
+                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
+                        self.regs.get(base + lhs.as_usize()),
+                        self.regs.get(base + rhs.as_usize()),
+                    ) {
+                        if a < b {
+                            match jump_target(pc, i64::from(offset)) {
+                                Some(target) => pc = target,
+                                None => {
+                                    self.stats.fuel_used = fuel;
+                                    return Err(internal("jump out of range"));
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                }
+                Op::Mul { dst, lhs, rhs } => {
+                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
+                        self.regs.get(base + lhs.as_usize()),
+                        self.regs.get(base + rhs.as_usize()),
+                    ) && let Some(n) = a.checked_mul(*b)
+                        && n.unsigned_abs() < int_bound
+                        && self.put_int(base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::Rem { dst, lhs, rhs } => {
+                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
+                        self.regs.get(base + lhs.as_usize()),
+                        self.regs.get(base + rhs.as_usize()),
+                    ) && let Some(n) = a.checked_rem(*b)
+                        && self.put_int(base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
                 Op::AddImm { dst, lhs, imm } => {
                     if let Some(Value::Int(a)) = self.regs.get(base + lhs.as_usize())
                         && let Some(n) = a.checked_add(i64::from(imm))
@@ -732,7 +770,7 @@ impl Machine {
                     return Ok(Flow::Jump(offset));
                 }
             }
-            Op::JumpIfNotLess { lhs, rhs, offset } => {
+            Op::JumpIfNotLess { lhs, rhs, offset } | Op::JumpIfLess { lhs, rhs, offset } => {
                 let less = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
                     (Value::Int(a), Value::Int(b)) => a < b,
                     (a, b) => {
@@ -740,9 +778,29 @@ impl Machine {
                         self.primitive(fast::LESS, &args)?.is_true()
                     }
                 };
-                if !less {
+                if less == matches!(op, Op::JumpIfLess { .. }) {
                     return Ok(Flow::Jump(i32::from(offset)));
                 }
+            }
+            Op::Mul { dst, lhs, rhs } => {
+                let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => match a.checked_mul(*b) {
+                        Some(n) if n.unsigned_abs() < self.int_bound => Value::Int(n),
+                        _ => self.binary(fast::MUL, base, lhs, rhs)?,
+                    },
+                    _ => self.binary(fast::MUL, base, lhs, rhs)?,
+                };
+                self.set(base, dst, value)?;
+            }
+            Op::Rem { dst, lhs, rhs } => {
+                let value = match (self.reg(base, lhs)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => match a.checked_rem(*b) {
+                        Some(n) => Value::Int(n),
+                        None => self.binary(fast::REM, base, lhs, rhs)?,
+                    },
+                    _ => self.binary(fast::REM, base, lhs, rhs)?,
+                };
+                self.set(base, dst, value)?;
             }
             Op::Return { src } => {
                 let value = std::mem::take(
@@ -1396,6 +1454,8 @@ pub(crate) mod fast {
     pub const CDR: usize = 1;
     pub const ADD: usize = 44;
     pub const SUB: usize = 45;
+    pub const MUL: usize = 46;
+    pub const REM: usize = 48;
     pub const NUM_EQ: usize = 58;
     pub const LESS: usize = 60;
 }
@@ -1480,6 +1540,8 @@ mod tests {
             (fast::CDR, "cdr"),
             (fast::ADD, "+"),
             (fast::SUB, "-"),
+            (fast::MUL, "*"),
+            (fast::REM, "%"),
             (fast::NUM_EQ, "="),
             (fast::LESS, "<"),
         ] {

@@ -154,7 +154,7 @@ impl Checker<'_> {
                 self.reg(src)?;
                 self.jump(i64::from(offset))
             }
-            Op::JumpIfNotLess { lhs, rhs, offset } => {
+            Op::JumpIfNotLess { lhs, rhs, offset } | Op::JumpIfLess { lhs, rhs, offset } => {
                 self.reg(lhs)?;
                 self.reg(rhs)?;
                 self.jump(i64::from(offset))
@@ -233,6 +233,8 @@ impl Checker<'_> {
             }
             Op::Add { dst, lhs, rhs }
             | Op::Sub { dst, lhs, rhs }
+            | Op::Mul { dst, lhs, rhs }
+            | Op::Rem { dst, lhs, rhs }
             | Op::Less { dst, lhs, rhs }
             | Op::NumEq { dst, lhs, rhs }
             | Op::Eq { dst, lhs, rhs }

@@ -99,7 +99,7 @@ impl FunctionBuilder {
             Op::Jump { offset: o }
             | Op::JumpIfNil { offset: o, .. }
             | Op::JumpIfNotNil { offset: o, .. } => *o = offset,
-            Op::JumpIfNotLess { offset: o, .. } => {
+            Op::JumpIfNotLess { offset: o, .. } | Op::JumpIfLess { offset: o, .. } => {
                 *o = i16::try_from(offset)
                     .map_err(|_| "jump too far for a fused compare".to_owned())?;
             }

@@ -5,7 +5,8 @@
 
 use super::builder::{FunctionBuilder, Location};
 use super::{
-    Lowered, Lowerer, Operator, Params, Special, is_atom, lambda_symbols, limit, set_arity,
+    Lowered, Lowerer, Operator, Params, Special, assigned_symbols, is_atom, lambda_symbols, limit,
+    set_arity,
 };
 use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
@@ -189,6 +190,7 @@ impl Lowerer<'_> {
             }
         };
         let captured = lambda_symbols(body);
+        let assigned = assigned_symbols(args, self.interner.lookup("setq"));
         let scope = self.current()?.scope_mark();
         let mut pending: Vec<(Symbol, Reg)> = Vec::new();
         for binding in bindings {
@@ -196,6 +198,24 @@ impl Lowerer<'_> {
                 SexpKind::List(items) => (items.first(), items.get(1)),
                 _ => (Some(binding), None),
             };
+            // `(let ((x y)) ...)` where neither is assigned nor x captured: x names y's
+            // register (the per-iteration variable of `dotimes`/`dolist` is the common case).
+            if let (Some(SexpKind::Sym(symbol)), Some(SexpKind::Sym(source))) =
+                (name.map(|n| &n.kind), init.map(|i| &i.kind))
+                && !symbol.is_keyword()
+                && !source.is_keyword()
+                && !captured.contains(symbol)
+                && !assigned.contains(symbol)
+                && !assigned.contains(source)
+                && let Some((_, Location::Register(reg))) = self.current()?.lookup(*source)
+            {
+                if sequential {
+                    self.current()?.bind(*symbol, Location::Register(reg));
+                } else {
+                    pending.push((*symbol, reg));
+                }
+                continue;
+            }
             let reg = self.alloc()?;
             match init {
                 Some(init) => self.expr(init, reg, false)?,
@@ -217,7 +237,11 @@ impl Lowerer<'_> {
             }
         }
         for (symbol, reg) in pending {
-            self.bind_local(symbol, reg, captured.contains(&symbol))?;
+            if captured.contains(&symbol) {
+                self.bind_local(symbol, reg, true)?;
+            } else {
+                self.current()?.bind(symbol, Location::Register(reg));
+            }
         }
         let result = self.progn(body, dst, tail);
         self.current()?.unbind_to(scope);
@@ -307,16 +331,59 @@ impl Lowerer<'_> {
             self.emit(Op::LoadNil { dst })?;
             return Ok(());
         };
+        // Test at the bottom: one conditional jump per iteration.
+        let to_test = self.current()?.emit_jump(Op::Jump { offset: 0 });
         let top = self.current()?.here();
-        let exit = self.jump_if_false(test)?;
         for form in body {
             self.effect(form)?;
         }
-        let span = self.current()?.span;
-        self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
-        self.patch_here(exit)?;
+        self.patch_here(to_test)?;
+        self.jump_if_true(test, top)?;
         self.emit(Op::LoadNil { dst })?;
         Ok(())
+    }
+
+    /// Emits `test` and a jump to `target` taken when it is not nil.
+    fn jump_if_true(&mut self, test: &Sexp, target: usize) -> Lowered {
+        let mark = self.mark()?;
+        let span = self.current()?.span;
+        if let Some((lhs, rhs, swapped)) = self.comparison(test) {
+            let (a, b) = self.two_operands(lhs, rhs)?;
+            let (lhs, rhs) = if swapped { (b, a) } else { (a, b) };
+            let patch = self.current()?.emit_jump(Op::JumpIfLess {
+                lhs,
+                rhs,
+                offset: 0,
+            });
+            if self.current()?.patch_to(patch, target).is_err() {
+                // Too far for a fused compare: compare into a register, then jump.
+                let builder = self.current()?;
+                builder.code.pop();
+                builder.spans.pop();
+                let flag = self.alloc()?;
+                self.emit(Op::Less {
+                    dst: flag,
+                    lhs,
+                    rhs,
+                })?;
+                let patch = self.current()?.emit_jump(Op::JumpIfNotNil {
+                    src: flag,
+                    offset: 0,
+                });
+                self.current()?
+                    .patch_to(patch, target)
+                    .map_err(|m| limit(m, span))?;
+            }
+        } else {
+            let src = self.operand(test)?;
+            let patch = self
+                .current()?
+                .emit_jump(Op::JumpIfNotNil { src, offset: 0 });
+            self.current()?
+                .patch_to(patch, target)
+                .map_err(|m| limit(m, span))?;
+        }
+        self.release(mark)
     }
 
     /// Whether lowering `form` into a variable's own register is safe: atoms and calls of

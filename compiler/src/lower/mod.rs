@@ -666,6 +666,14 @@ impl<'a> Lowerer<'a> {
                 let (lhs, rhs) = self.two_operands(lhs, rhs)?;
                 self.emit(Op::Sub { dst, lhs, rhs })?;
             }
+            ("*", [lhs, rhs]) => {
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Mul { dst, lhs, rhs })?;
+            }
+            ("%", [lhs, rhs]) => {
+                let (lhs, rhs) = self.two_operands(lhs, rhs)?;
+                self.emit(Op::Rem { dst, lhs, rhs })?;
+            }
             ("<", [lhs, rhs]) => {
                 let (lhs, rhs) = self.two_operands(lhs, rhs)?;
                 self.emit(Op::Less { dst, lhs, rhs })?;
@@ -786,6 +794,23 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
 
 /// A structural limit of the program, or (never for a correct compiler) a broken
 /// invariant of the emitter, which is reported as the compiler's fault.
+/// Every symbol that is the target of a `setq` somewhere within `forms` (conservative:
+/// nested lambdas and quoted data included). Iterative.
+pub(crate) fn assigned_symbols(forms: &[Sexp], setq: Option<Symbol>) -> HashSet<Symbol> {
+    let mut found = HashSet::new();
+    let Some(setq) = setq else { return found };
+    let mut stack: Vec<&Sexp> = forms.iter().collect();
+    while let Some(form) = stack.pop() {
+        if let SexpKind::List(items) | SexpKind::Vector(items) = &form.kind {
+            if items.first().and_then(Sexp::as_symbol) == Some(setq) {
+                found.extend(items.iter().skip(1).step_by(2).filter_map(Sexp::as_symbol));
+            }
+            stack.extend(items.iter());
+        }
+    }
+    found
+}
+
 fn limit(message: String, span: Span) -> Diagnostic {
     if message.starts_with("Internal compiler error") {
         Diagnostic::new("E0900", ErrorKind::Script, message, span)
