@@ -515,7 +515,7 @@ fn check_reports_every_diagnostic_and_exit_codes_follow_the_outcome() {
     assert_eq!(report["diagnostics"][0]["kind"], "preflight");
     assert_eq!(
         report["diagnostics"][0]["span"],
-        json!({"start": 0, "end": 14})
+        json!({"start": 1, "end": 11})
     );
     // Usage errors exit 2.
     assert_eq!(ptc(&["run", "--limit", "steps=lots", "-e", "1"]).code, 2);

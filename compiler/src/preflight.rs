@@ -279,7 +279,9 @@ impl Walk<'_> {
             }
             _ => {
                 if self.seen_unknown.insert(name.clone()) {
-                    self.unknown.push((name, form.span));
+                    // Point at the operator itself, not the whole call.
+                    let span = items.first().map_or(form.span, |h| h.span);
+                    self.unknown.push((name, span));
                 }
                 self.forms(args, inner, interner);
             }
