@@ -272,3 +272,11 @@ fn nested_setq_values_are_not_discarded() {
         value("(5 5)")
     );
 }
+
+#[test]
+fn definitions_are_hoisted_out_of_the_body_value() {
+    // Found by the differential fuzz target (artifact crash-162390bc…): a definition after
+    // the last body form does not make the script's value nil; the reference evaluator was
+    // wrong, the machine right.
+    assert_eq!(run(" 2 3 1 (defun f () 1ro g () 2)"), value("1"));
+}

@@ -180,11 +180,10 @@ impl Evaluator {
                 .and_then(|i| i.first())
                 .and_then(|h| self.name(h))
                 == Some("defun".to_owned());
-            last = if is_defun {
-                RVal::Data(Value::Nil)
-            } else {
-                self.eval(form, &Env::default())?
-            };
+            // Definitions are hoisted out of the body: the value is the last body form's.
+            if !is_defun {
+                last = self.eval(form, &Env::default())?;
+            }
         }
         Ok(last)
     }
