@@ -385,6 +385,19 @@ impl Machine {
         let mut fuel = self.stats.fuel_used;
         let mut check = self.next_check;
         let int_bound = self.int_bound;
+        // Takes a verified relative jump; an out-of-range target (a verifier bug) ends the run
+        // with an internal error rather than a panic.
+        macro_rules! take_jump {
+            ($offset:expr) => {
+                match jump_target(pc, i64::from($offset)) {
+                    Some(target) => pc = target,
+                    None => {
+                        self.stats.fuel_used = fuel;
+                        return Err(internal("jump out of range"));
+                    }
+                }
+            };
+        }
         loop {
             if fuel >= check {
                 self.stats.fuel_used = fuel;
@@ -416,18 +429,9 @@ impl Machine {
                     }
                 }
                 Op::JumpIfNotLess { lhs, rhs, offset } => {
-                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
-                        self.regs.get(base + lhs.as_usize()),
-                        self.regs.get(base + rhs.as_usize()),
-                    ) {
+                    if let Some((a, b)) = self.ints(base, lhs, rhs) {
                         if a >= b {
-                            match jump_target(pc, i64::from(offset)) {
-                                Some(target) => pc = target,
-                                None => {
-                                    self.stats.fuel_used = fuel;
-                                    return Err(internal("jump out of range"));
-                                }
-                            }
+                            take_jump!(offset);
                         }
                         continue;
                     }
@@ -435,39 +439,22 @@ impl Machine {
                 Op::JumpIfNil { src, offset } => {
                     if let Some(value) = self.regs.get(base + src.as_usize()) {
                         if value.is_nil() {
-                            match jump_target(pc, i64::from(offset)) {
-                                Some(target) => pc = target,
-                                None => {
-                                    self.stats.fuel_used = fuel;
-                                    return Err(internal("jump out of range"));
-                                }
-                            }
+                            take_jump!(offset);
                         }
                         continue;
                     }
                 }
                 Op::JumpIfLess { lhs, rhs, offset } => {
-                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
-                        self.regs.get(base + lhs.as_usize()),
-                        self.regs.get(base + rhs.as_usize()),
-                    ) {
+                    if let Some((a, b)) = self.ints(base, lhs, rhs) {
                         if a < b {
-                            match jump_target(pc, i64::from(offset)) {
-                                Some(target) => pc = target,
-                                None => {
-                                    self.stats.fuel_used = fuel;
-                                    return Err(internal("jump out of range"));
-                                }
-                            }
+                            take_jump!(offset);
                         }
                         continue;
                     }
                 }
                 Op::Mul { dst, lhs, rhs } => {
-                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
-                        self.regs.get(base + lhs.as_usize()),
-                        self.regs.get(base + rhs.as_usize()),
-                    ) && let Some(n) = a.checked_mul(*b)
+                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                        && let Some(n) = a.checked_mul(b)
                         && n.unsigned_abs() < int_bound
                         && self.put_int(base + dst.as_usize(), n)
                     {
@@ -475,10 +462,8 @@ impl Machine {
                     }
                 }
                 Op::Rem { dst, lhs, rhs } => {
-                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
-                        self.regs.get(base + lhs.as_usize()),
-                        self.regs.get(base + rhs.as_usize()),
-                    ) && let Some(n) = a.checked_rem(*b)
+                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                        && let Some(n) = a.checked_rem(b)
                         && self.put_int(base + dst.as_usize(), n)
                     {
                         continue;
@@ -494,10 +479,8 @@ impl Machine {
                     }
                 }
                 Op::Add { dst, lhs, rhs } => {
-                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
-                        self.regs.get(base + lhs.as_usize()),
-                        self.regs.get(base + rhs.as_usize()),
-                    ) && let Some(n) = a.checked_add(*b)
+                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                        && let Some(n) = a.checked_add(b)
                         && n.unsigned_abs() < int_bound
                         && self.put_int(base + dst.as_usize(), n)
                     {
@@ -505,10 +488,8 @@ impl Machine {
                     }
                 }
                 Op::Sub { dst, lhs, rhs } => {
-                    if let (Some(Value::Int(a)), Some(Value::Int(b))) = (
-                        self.regs.get(base + lhs.as_usize()),
-                        self.regs.get(base + rhs.as_usize()),
-                    ) && let Some(n) = a.checked_sub(*b)
+                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                        && let Some(n) = a.checked_sub(b)
                         && n.unsigned_abs() < int_bound
                         && self.put_int(base + dst.as_usize(), n)
                     {
@@ -658,6 +639,18 @@ impl Machine {
             Ok(())
         } else {
             Err(internal("register out of range"))
+        }
+    }
+
+    /// The two registers' values when both are fixnums (the fast paths' operand test).
+    #[inline(always)]
+    fn ints(&self, base: usize, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
+        match (
+            self.regs.get(base + lhs.as_usize()),
+            self.regs.get(base + rhs.as_usize()),
+        ) {
+            (Some(Value::Int(a)), Some(Value::Int(b))) => Some((*a, *b)),
+            _ => None,
         }
     }
 
