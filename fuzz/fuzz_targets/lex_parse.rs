@@ -36,7 +36,11 @@ fuzz_target!(|data: &[u8]| {
                     // `#:name` reads an uninterned symbol, which prints as `name` (Emacs's
                     // default, print-gensym nil) and so reads back interned: skip data
                     // equality for sources that use it.
-                    let uninterned = source.contains("#:");
+                    // Likewise the property list of a propertized string `#("s" ...)` is
+                    // read (interning its symbols) and dropped, so the two reads number
+                    // their symbols differently; symbol ids are only comparable within one
+                    // table.
+                    let uninterned = source.contains("#:") || source.contains("#(");
                     for (first, second) in forms.iter().zip(&again).filter(|_| !uninterned) {
                         assert!(
                             ptc_vm::equal::equal(&first.to_value(), &second.to_value()),
