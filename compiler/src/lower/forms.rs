@@ -3,10 +3,9 @@
 //! (`spec/reference/special-forms.md`); lenient corners (`(if)`, `(setq x)`,
 //! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
 
-use super::builder::{FunctionBuilder, Location};
+use super::builder::Location;
 use super::{
     Lowered, Lowerer, Operator, Params, Special, assigned_symbols, is_atom, lambda_symbols, limit,
-    set_arity,
 };
 use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
@@ -406,19 +405,9 @@ impl Lowerer<'_> {
         body: &[Sexp],
         span: ptc_vm::Span,
     ) -> Lowered<FuncIdx> {
-        let mut builder = FunctionBuilder::new("lambda".into(), span);
-        set_arity(&mut builder, params, span)?;
-        self.stack.push(builder);
-        self.bind_params(params, body)?;
-        let result = self.alloc()?;
-        self.progn(body, result, true)?;
-        self.emit(Op::Return { src: result })?;
-        let builder = self
-            .stack
-            .pop()
-            .ok_or_else(|| super::internal("function stack", span))?;
+        let function = self.emit_function("lambda".into(), params, body, span)?;
         let index = self.functions.len();
-        self.functions.push(Some(builder.finish()));
+        self.functions.push(Some(function));
         let index = u16::try_from(index)
             .map_err(|_| limit("Script has more than 65535 functions".into(), span))?;
         Ok(FuncIdx(index))

@@ -323,6 +323,24 @@ impl<'a> Lowerer<'a> {
         body: &[Sexp],
         span: Span,
     ) -> Lowered {
+        let function = self.emit_function(name, params, body, span)?;
+        let slot = self
+            .functions
+            .get_mut(index)
+            .ok_or_else(|| internal("function slot", span))?;
+        *slot = Some(function);
+        Ok(())
+    }
+
+    /// Emits one function: binds its parameters, lowers its body in tail position and
+    /// returns the body's value. Shared by definitions, the script body and lambdas.
+    fn emit_function(
+        &mut self,
+        name: String,
+        params: &Params,
+        body: &[Sexp],
+        span: Span,
+    ) -> Lowered<Function> {
         let mut builder = FunctionBuilder::new(name, span);
         set_arity(&mut builder, params, span)?;
         self.stack.push(builder);
@@ -334,12 +352,7 @@ impl<'a> Lowerer<'a> {
             .stack
             .pop()
             .ok_or_else(|| internal("function stack", span))?;
-        let slot = self
-            .functions
-            .get_mut(index)
-            .ok_or_else(|| internal("function slot", span))?;
-        *slot = Some(builder.finish());
-        Ok(())
+        Ok(builder.finish())
     }
 
     /// Binds parameters to registers `0..n`, boxing those a nested lambda mentions.
