@@ -21,6 +21,15 @@ fn counting_loop() {
 }
 
 #[test]
+fn counting_loops_fuse_their_increment_with_the_bottom_test() {
+    // `dotimes` and a hand-written counter fuse into ADDI.JLT; a conditional increment
+    // (a jump lands after it) and a constant limit do not.
+    insta::assert_snapshot!(listing(
+        "(defun sum-below (n) (let ((s 0)) (dotimes (i n) (setq s (+ s i))) s))\n(defun up (n) (let ((i 0)) (while (< i n) (setq i (+ i 2))) i))\n(defun skip (n) (let ((i 0)) (while (< i n) (when (> n 0) (setq i (+ i 1)))) i))\n(list (sum-below 10) (up 7) (skip 3))"
+    ));
+}
+
+#[test]
 fn recursive_function_with_tail_call() {
     insta::assert_snapshot!(listing(
         "(defun fib (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))\n(defun loop (n acc) (if (= n 0) acc (loop (- n 1) (+ acc n))))\n(list (fib 10) (loop 10 0))"

@@ -30,6 +30,47 @@ fn arithmetic_loops_and_bindings() {
 }
 
 #[test]
+fn fused_loop_tests_and_immediate_compares_keep_their_meaning() {
+    // ADDI.JLT (the fused increment and bottom test) on and off its integer fast path.
+    let counter = "(defun f (i n) (let ((c 0)) (while (< i n) (setq c (+ c 1)) (setq i (+ i 1))) (list i c)))";
+    assert_eq!(
+        run(&format!(
+            "{counter} (list (f 0 5) (f 0 0) (f 7 3) (f 0 5.5) (f 0.5 3))"
+        )),
+        value("((5 5) (0 0) (7 0) (6 6) (3.5 3))")
+    );
+    // Past the fixnum range the increment continues in big integers.
+    assert_eq!(
+        run(&format!(
+            "{counter} (f 9223372036854775806 9223372036854775809)"
+        )),
+        value("(9223372036854775809 3)")
+    );
+    assert_eq!(
+        run(&format!("{counter} (f 0 \"x\")")),
+        error("script", "Wrong type argument: number-or-marker-p, \"x\"")
+    );
+    // A counter that turns into a non-number inside the body fails at the fused test.
+    assert_eq!(
+        run(
+            "(defun g (n) (let ((i 0)) (while (< i n) (setq i (if (= i 2) 'x i)) (setq i (+ i 1))) i)) (g 5)"
+        ),
+        error("script", "Wrong type argument: number-or-marker-p, x")
+    );
+    // JNLTI: `(< x 2)` and `(> 2 x)` against an immediate.
+    assert_eq!(
+        run(
+            "(defun h (x) (if (< x 2) 'small 'big)) (defun k (x) (if (> 2 x) 'small 'big)) (list (h 1) (h 2) (h 1.5) (h 2.5) (k 1) (k 2) (k 1.5) (k -7))"
+        ),
+        value("(small big small big small big small small)")
+    );
+    assert_eq!(
+        run("(defun h (x) (if (< x 2) 1 2)) (h nil)"),
+        error("script", "Wrong type argument: number-or-marker-p, nil")
+    );
+}
+
+#[test]
 fn unbound_and_bad_names_fail_when_reached() {
     assert_eq!(run("(if nil x 1)"), value("1"));
     assert_eq!(run("x"), error("script", "Unbound variable: x"));

@@ -120,6 +120,20 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
                 target(pc, i64::from(offset))
             )
         }
+        Op::JumpIfNotLessImm { lhs, imm, offset } => {
+            format!("JNLTI r{} {imm} {}", lhs.0, target(pc, i64::from(offset)))
+        }
+        Op::AddImmJumpIfLess {
+            reg,
+            rhs,
+            imm,
+            offset,
+        } => format!(
+            "ADDI.JLT r{} {imm} r{} {}",
+            reg.0,
+            rhs.0,
+            target(pc, i64::from(offset))
+        ),
         Op::JumpIfNotLess { lhs, rhs, offset } => {
             format!(
                 "JNLT r{} r{} {}",

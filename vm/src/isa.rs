@@ -85,6 +85,19 @@ pub enum Op {
     /// `if lhs < rhs { pc += offset }`, numbers only (the bottom test of a loop). Fuel 1.
     /// Errors: `script` (type).
     JumpIfLess { lhs: Reg, rhs: Reg, offset: i16 },
+    /// `if !(lhs < imm) { pc += offset }` against a small integer constant, numbers only
+    /// (`(if (< n 2) ...)`). Fuel 1. Errors: `script` (type).
+    JumpIfNotLessImm { lhs: Reg, imm: i16, offset: i16 },
+    /// `reg := reg + imm; if reg < rhs { pc += offset }`: the increment and bottom test of a
+    /// counting loop in one instruction (`dotimes`, `(while (< i n) ... (setq i (1+ i)))`).
+    /// Fuel 1. Errors: `script` (type) and `integer` from the addition, `script` (type)
+    /// from the comparison; when the addition fails, `reg` is unchanged.
+    AddImmJumpIfLess {
+        reg: Reg,
+        rhs: Reg,
+        imm: i8,
+        offset: i16,
+    },
 
     /// Returns `src` to the caller's destination register, or finishes the run from the main
     /// function. Fuel 1. Errors (main only): `value` when the final value exceeds the value

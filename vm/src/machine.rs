@@ -368,9 +368,20 @@ impl Machine {
         }
     }
 
-    /// The dispatch loop.
-    #[allow(clippy::too_many_lines)]
+    /// Runs the dispatch loop with the register file moved into a local, so the hot loop
+    /// keeps its pointer and length in machine registers; `exec` (the slow path) sees it
+    /// back in `self.regs`.
     fn execute(&mut self, program: &Program) -> Result<Step> {
+        let mut regs = std::mem::take(&mut self.regs);
+        let outcome = self.dispatch(program, &mut regs);
+        self.regs = regs;
+        outcome
+    }
+
+    /// The dispatch loop. `regs` is the register file (taken out of `self`); it is put back
+    /// around every call of `exec`.
+    #[allow(clippy::too_many_lines)]
+    fn dispatch(&mut self, program: &Program, regs: &mut Vec<Value>) -> Result<Step> {
         let Some(top) = self.frames.last() else {
             return Err(internal("no frame to run"));
         };
@@ -380,11 +391,17 @@ impl Machine {
             .ok_or_else(|| internal("bad function"))?;
         let mut pc = top.pc;
         let mut base = top.base;
-        // Hot counters live in locals; `self.stats.fuel_used` is synchronised before any
-        // slow path runs and on every exit.
-        let mut fuel = self.stats.fuel_used;
-        let mut check = self.next_check;
+        // Fuel counts down in a local: `left` instructions remain before the next check at
+        // `check`, so the fuel used is always `check - left`. `self.stats.fuel_used` is
+        // synchronised (`sync!`) before any slow path runs and on every exit.
+        let mut check = self.next_check.max(self.stats.fuel_used);
+        let mut left = check - self.stats.fuel_used;
         let int_bound = self.int_bound;
+        macro_rules! sync {
+            () => {
+                self.stats.fuel_used = check - left
+            };
+        }
         // Takes a verified relative jump; an out-of-range target (a verifier bug) ends the run
         // with an internal error rather than a panic.
         macro_rules! take_jump {
@@ -392,17 +409,22 @@ impl Machine {
                 match jump_target(pc, i64::from($offset)) {
                     Some(target) => pc = target,
                     None => {
-                        self.stats.fuel_used = fuel;
+                        sync!();
                         return Err(internal("jump out of range"));
                     }
                 }
             };
         }
         loop {
-            if fuel >= check {
-                self.stats.fuel_used = fuel;
+            if left == 0 {
+                sync!();
                 match self.fuel_check() {
-                    Ok(false) => check = self.next_check,
+                    Ok(false) => {
+                        // At least one instruction runs between two checks, as before.
+                        let fuel = self.stats.fuel_used;
+                        left = self.next_check.saturating_sub(fuel).max(1);
+                        check = fuel + left;
+                    }
                     Ok(true) => {
                         self.save_pc(pc);
                         self.stats.pauses += 1;
@@ -414,9 +436,9 @@ impl Machine {
                     }
                 }
             }
-            fuel += 1;
+            left -= 1;
             let Some(&op) = func.code.get(pc) else {
-                self.stats.fuel_used = fuel;
+                sync!();
                 return Err(internal("pc out of range"));
             };
             pc += 1;
@@ -429,7 +451,7 @@ impl Machine {
                     }
                 }
                 Op::JumpIfNotLess { lhs, rhs, offset } => {
-                    if let Some((a, b)) = self.ints(base, lhs, rhs) {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
                         if a >= b {
                             take_jump!(offset);
                         }
@@ -437,7 +459,7 @@ impl Machine {
                     }
                 }
                 Op::JumpIfNil { src, offset } => {
-                    if let Some(value) = self.regs.get(base + src.as_usize()) {
+                    if let Some(value) = regs.get(base + src.as_usize()) {
                         if value.is_nil() {
                             take_jump!(offset);
                         }
@@ -445,65 +467,90 @@ impl Machine {
                     }
                 }
                 Op::JumpIfLess { lhs, rhs, offset } => {
-                    if let Some((a, b)) = self.ints(base, lhs, rhs) {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
                         if a < b {
                             take_jump!(offset);
                         }
                         continue;
                     }
                 }
+                Op::JumpIfNotLessImm { lhs, imm, offset } => {
+                    if let Some(&Value::Int(a)) = regs.get(base + lhs.as_usize()) {
+                        if a >= i64::from(imm) {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::AddImmJumpIfLess {
+                    reg,
+                    rhs,
+                    imm,
+                    offset,
+                } => {
+                    if let Some((a, b)) = ints(regs, base, reg, rhs)
+                        && let Some(n) = a.checked_add(i64::from(imm))
+                        && n.unsigned_abs() < int_bound
+                        && put_int(regs, base + reg.as_usize(), n)
+                    {
+                        if n < b {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
                 Op::Mul { dst, lhs, rhs } => {
-                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_mul(b)
                         && n.unsigned_abs() < int_bound
-                        && self.put_int(base + dst.as_usize(), n)
+                        && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
                     }
                 }
                 Op::Rem { dst, lhs, rhs } => {
-                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_rem(b)
-                        && self.put_int(base + dst.as_usize(), n)
+                        && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
                     }
                 }
                 Op::AddImm { dst, lhs, imm } => {
-                    if let Some(Value::Int(a)) = self.regs.get(base + lhs.as_usize())
+                    if let Some(Value::Int(a)) = regs.get(base + lhs.as_usize())
                         && let Some(n) = a.checked_add(i64::from(imm))
                         && n.unsigned_abs() < int_bound
-                        && self.put_int(base + dst.as_usize(), n)
+                        && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
                     }
                 }
                 Op::Add { dst, lhs, rhs } => {
-                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_add(b)
                         && n.unsigned_abs() < int_bound
-                        && self.put_int(base + dst.as_usize(), n)
+                        && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
                     }
                 }
                 Op::Sub { dst, lhs, rhs } => {
-                    if let Some((a, b)) = self.ints(base, lhs, rhs)
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_sub(b)
                         && n.unsigned_abs() < int_bound
-                        && self.put_int(base + dst.as_usize(), n)
+                        && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
                     }
                 }
                 Op::LoadInt { dst, value }
-                    if self.put_int(base + dst.as_usize(), i64::from(value)) =>
+                    if put_int(regs, base + dst.as_usize(), i64::from(value)) =>
                 {
                     continue;
                 }
                 Op::Move { dst, src } => {
-                    if let Some(&Value::Int(n)) = self.regs.get(base + src.as_usize())
-                        && self.put_int(base + dst.as_usize(), n)
+                    if let Some(&Value::Int(n)) = regs.get(base + src.as_usize())
+                        && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
                     }
@@ -522,10 +569,13 @@ impl Machine {
                         && (self.frames.len() as u64) < self.limits.stack_depth
                     {
                         let new_base = base + usize::from(func.registers);
-                        self.ensure_registers(new_base + usize::from(callee.registers));
+                        let needed = new_base + usize::from(callee.registers);
+                        if regs.len() < needed {
+                            regs.resize(needed, Value::Nil);
+                        }
                         let start = base + args.as_usize();
                         let argc = usize::from(argc);
-                        let (below, window) = self.regs.split_at_mut(new_base);
+                        let (below, window) = regs.split_at_mut(new_base);
                         if let (Some(source), Some(target)) =
                             (below.get(start..start + argc), window.get_mut(..argc))
                         {
@@ -556,7 +606,7 @@ impl Machine {
                 }
                 Op::Return { src } if self.frames.len() > 1 => {
                     // Return to a guest caller (the script body's return runs the final checks).
-                    let value = match self.regs.get_mut(base + src.as_usize()) {
+                    let value = match regs.get_mut(base + src.as_usize()) {
                         Some(slot) => std::mem::take(slot),
                         None => Value::Nil,
                     };
@@ -568,21 +618,30 @@ impl Machine {
                             ..
                         }) = self.frames.last()
                         && let Some(caller) = program.functions.get(caller_index)
-                        && self.put(frame.ret, value)
+                        && put(regs, frame.ret, value)
                     {
                         func = caller;
                         pc = caller_pc;
                         base = caller_base;
                         continue;
                     }
-                    self.stats.fuel_used = fuel;
+                    sync!();
                     return Err(internal("return to a missing frame"));
                 }
                 _ => {}
             }
-            self.stats.fuel_used = fuel;
+            sync!();
+            std::mem::swap(&mut self.regs, regs);
             let outcome = self.exec(program, op, base, pc);
-            fuel = self.stats.fuel_used;
+            std::mem::swap(&mut self.regs, regs);
+            // The instruction may have charged work beyond the instruction itself.
+            let fuel = self.stats.fuel_used;
+            if fuel >= check {
+                check = fuel;
+                left = 0;
+            } else {
+                left = check - fuel;
+            }
             match outcome {
                 Ok(Flow::Next) => {}
                 Ok(Flow::Jump(offset)) => {
@@ -635,56 +694,10 @@ impl Machine {
 
     #[inline(always)]
     fn set(&mut self, base: usize, reg: Reg, value: Value) -> Result<()> {
-        if self.put(base + reg.as_usize(), value) {
+        if put(&mut self.regs, base + reg.as_usize(), value) {
             Ok(())
         } else {
             Err(internal("register out of range"))
-        }
-    }
-
-    /// The two registers' values when both are fixnums (the fast paths' operand test).
-    #[inline(always)]
-    fn ints(&self, base: usize, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
-        match (
-            self.regs.get(base + lhs.as_usize()),
-            self.regs.get(base + rhs.as_usize()),
-        ) {
-            (Some(Value::Int(a)), Some(Value::Int(b))) => Some((*a, *b)),
-            _ => None,
-        }
-    }
-
-    /// Stores the integer `n` in absolute register `index`; false when out of range. When
-    /// the register already holds an integer only its payload is written, which keeps the
-    /// store a single word (no partial-then-wide store-forwarding stall).
-    #[inline(always)]
-    fn put_int(&mut self, index: usize, n: i64) -> bool {
-        match self.regs.get_mut(index) {
-            Some(Value::Int(slot)) => {
-                *slot = n;
-                true
-            }
-            Some(slot) => {
-                *slot = Value::Int(n);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Stores `value` in absolute register `index`; false when out of range. Immediate
-    /// old values are forgotten rather than dropped, skipping the out-of-line drop glue.
-    #[inline(always)]
-    fn put(&mut self, index: usize, value: Value) -> bool {
-        match self.regs.get_mut(index) {
-            Some(slot) => {
-                let old = std::mem::replace(slot, value);
-                if old.is_immediate() {
-                    std::mem::forget(old);
-                }
-                true
-            }
-            None => false,
         }
     }
 
@@ -698,7 +711,7 @@ impl Machine {
     }
 
     /// Executes one instruction. `pc` is already advanced past it.
-    #[inline(always)]
+    #[inline(never)]
     #[allow(clippy::too_many_lines)]
     fn exec(&mut self, program: &Program, op: Op, base: usize, pc: usize) -> Result<Flow> {
         match op {
@@ -772,6 +785,49 @@ impl Machine {
                     }
                 };
                 if less == matches!(op, Op::JumpIfLess { .. }) {
+                    return Ok(Flow::Jump(i32::from(offset)));
+                }
+            }
+            Op::JumpIfNotLessImm { lhs, imm, offset } => {
+                let less = match self.reg(base, lhs)? {
+                    Value::Int(a) => *a < i64::from(imm),
+                    a => {
+                        let args: Args = [a.clone(), Value::Int(i64::from(imm))]
+                            .into_iter()
+                            .collect();
+                        self.primitive(fast::LESS, &args)?.is_true()
+                    }
+                };
+                if !less {
+                    return Ok(Flow::Jump(i32::from(offset)));
+                }
+            }
+            Op::AddImmJumpIfLess {
+                reg,
+                rhs,
+                imm,
+                offset,
+            } => {
+                let sum = match self.reg(base, reg)? {
+                    Value::Int(a) => match a.checked_add(i64::from(imm)) {
+                        Some(n) if n.unsigned_abs() < self.int_bound => Value::Int(n),
+                        _ => self
+                            .primitive(fast::ADD, &[Value::Int(*a), Value::Int(i64::from(imm))])?,
+                    },
+                    other => {
+                        let args = [other.clone(), Value::Int(i64::from(imm))];
+                        self.primitive(fast::ADD, &args)?
+                    }
+                };
+                self.set(base, reg, sum)?;
+                let less = match (self.reg(base, reg)?, self.reg(base, rhs)?) {
+                    (Value::Int(a), Value::Int(b)) => a < b,
+                    (a, b) => {
+                        let args: Args = [a.clone(), b.clone()].into_iter().collect();
+                        self.primitive(fast::LESS, &args)?.is_true()
+                    }
+                };
+                if less {
                     return Ok(Flow::Jump(i32::from(offset)));
                 }
             }
@@ -1274,7 +1330,7 @@ impl Machine {
         let mut args = args.into_iter();
         for slot in 0..required + optional {
             let value = args.next().unwrap_or(Value::Nil);
-            if !self.put(base + slot, value) {
+            if !put(&mut self.regs, base + slot, value) {
                 return Err(internal("parameter window"));
             }
         }
@@ -1415,6 +1471,52 @@ impl Machine {
             .get_mut(frame.ret)
             .ok_or_else(|| internal("return register"))? = value;
         Ok(Flow::Leave)
+    }
+}
+
+/// The two registers' values when both are fixnums (the fast paths' operand test).
+#[inline(always)]
+fn ints(regs: &[Value], base: usize, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
+    match (
+        regs.get(base + lhs.as_usize()),
+        regs.get(base + rhs.as_usize()),
+    ) {
+        (Some(Value::Int(a)), Some(Value::Int(b))) => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// Stores the integer `n` in absolute register `index`; false when out of range. When
+/// the register already holds an integer only its payload is written, which keeps the
+/// store a single word (no partial-then-wide store-forwarding stall).
+#[inline(always)]
+fn put_int(regs: &mut [Value], index: usize, n: i64) -> bool {
+    match regs.get_mut(index) {
+        Some(Value::Int(slot)) => {
+            *slot = n;
+            true
+        }
+        Some(slot) => {
+            *slot = Value::Int(n);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Stores `value` in absolute register `index`; false when out of range. Immediate
+/// old values are forgotten rather than dropped, skipping the out-of-line drop glue.
+#[inline(always)]
+fn put(regs: &mut [Value], index: usize, value: Value) -> bool {
+    match regs.get_mut(index) {
+        Some(slot) => {
+            let old = std::mem::replace(slot, value);
+            if old.is_immediate() {
+                std::mem::forget(old);
+            }
+            true
+        }
+        None => false,
     }
 }
 

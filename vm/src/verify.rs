@@ -159,6 +159,17 @@ impl Checker<'_> {
                 self.reg(rhs)?;
                 self.jump(i64::from(offset))
             }
+            Op::JumpIfNotLessImm { lhs, offset, .. } => {
+                self.reg(lhs)?;
+                self.jump(i64::from(offset))
+            }
+            Op::AddImmJumpIfLess {
+                reg, rhs, offset, ..
+            } => {
+                self.reg(reg)?;
+                self.reg(rhs)?;
+                self.jump(i64::from(offset))
+            }
             Op::Return { src } | Op::CheckCallable { src } => self.reg(src),
             Op::Fail { msg } => self.message(msg),
             Op::AssertList { src, msg } => {

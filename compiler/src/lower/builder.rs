@@ -12,6 +12,7 @@ use ptc_vm::Span;
 use ptc_vm::isa::{Op, Reg};
 use ptc_vm::program::{Capture, Function};
 use ptc_vm::symbol::Symbol;
+use std::collections::HashSet;
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,8 @@ pub(crate) struct FunctionBuilder {
     /// Captured outer variables: the variable's symbol, the binding's identity in the
     /// enclosing function, and where the enclosing function holds it.
     pub(crate) captures: Vec<(Symbol, usize, Capture)>,
+    /// Every pc some jump lands on, so peepholes never merge across a label.
+    targets: HashSet<usize>,
     pub(crate) span: Span,
     pub(crate) required: u8,
     pub(crate) optional: u8,
@@ -59,6 +62,7 @@ impl FunctionBuilder {
             high_water: 0,
             scopes: Vec::new(),
             captures: Vec::new(),
+            targets: HashSet::new(),
             span,
             required: 0,
             optional: 0,
@@ -99,13 +103,80 @@ impl FunctionBuilder {
             Op::Jump { offset: o }
             | Op::JumpIfNil { offset: o, .. }
             | Op::JumpIfNotNil { offset: o, .. } => *o = offset,
-            Op::JumpIfNotLess { offset: o, .. } | Op::JumpIfLess { offset: o, .. } => {
+            Op::JumpIfNotLess { offset: o, .. }
+            | Op::JumpIfLess { offset: o, .. }
+            | Op::JumpIfNotLessImm { offset: o, .. }
+            | Op::AddImmJumpIfLess { offset: o, .. } => {
                 *o = i16::try_from(offset)
                     .map_err(|_| "jump too far for a fused compare".to_owned())?;
             }
             _ => return Err("Internal compiler error: patched instruction is not a jump".into()),
         }
+        self.targets.insert(target);
         Ok(())
+    }
+
+    /// Whether the next instruction emitted will be a jump target.
+    pub(crate) fn here_is_target(&self) -> bool {
+        self.targets.contains(&self.here())
+    }
+
+    /// Emits the return of `src`. A trailing `MOVE src → x` before `RETURN x` becomes
+    /// `RETURN src` in its place when no jump lands after the move (a jump onto the move
+    /// itself still returns the same value).
+    pub(crate) fn emit_return(&mut self, src: Reg) {
+        if !self.here_is_target()
+            && let Some(last) = self.code.last_mut()
+            && let Op::Move { dst, src: from } = *last
+            && dst == src
+        {
+            *last = Op::Return { src: from };
+            return;
+        }
+        self.emit(Op::Return { src });
+    }
+
+    /// Fuses a counting loop's trailing increment with its bottom test: replaces a last
+    /// `ADDI reg reg imm` (inside the body, at or after `top`) with `ADDI.JLT reg imm rhs`
+    /// jumping back to `top`. Only when no jump lands after the increment (the test's own
+    /// position), so every path through the increment still reaches the test. False, with
+    /// nothing changed, when the shape does not match.
+    pub(crate) fn fuse_increment_test(&mut self, reg: Reg, rhs: Reg, top: usize) -> bool {
+        if self.here_is_target() {
+            return false;
+        }
+        let Some(at) = self.here().checked_sub(1) else {
+            return false;
+        };
+        if at < top {
+            return false;
+        }
+        let Some(&Op::AddImm { dst, lhs, imm }) = self.code.get(at) else {
+            return false;
+        };
+        let Ok(imm) = i8::try_from(imm) else {
+            return false;
+        };
+        let Some(offset) = offset_between(at, top)
+            .ok()
+            .and_then(|o| i16::try_from(o).ok())
+        else {
+            return false;
+        };
+        if dst != reg || lhs != reg {
+            return false;
+        }
+        let Some(slot) = self.code.get_mut(at) else {
+            return false;
+        };
+        *slot = Op::AddImmJumpIfLess {
+            reg,
+            rhs,
+            imm,
+            offset,
+        };
+        self.targets.insert(top);
+        true
     }
 
     /// Emits a backward jump to `target`.
@@ -113,6 +184,7 @@ impl FunctionBuilder {
         let pc = self.here();
         let offset = offset_between(pc, target)?;
         self.emit(Op::Jump { offset });
+        self.targets.insert(target);
         Ok(())
     }
 

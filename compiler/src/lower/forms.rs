@@ -58,6 +58,18 @@ impl Lowerer<'_> {
     fn jump_if_false(&mut self, test: &Sexp) -> Lowered<super::builder::Patch> {
         let mark = self.mark()?;
         if let Some((lhs, rhs, swapped)) = self.comparison(test) {
+            // Against a small integer constant: `(< x 2)`, `(> 2 x)`.
+            let (first, second) = if swapped { (rhs, lhs) } else { (lhs, rhs) };
+            if let Some(imm) = super::small_int(second) {
+                let lhs = self.operand(first)?;
+                let patch = self.current()?.emit_jump(Op::JumpIfNotLessImm {
+                    lhs,
+                    imm,
+                    offset: 0,
+                });
+                self.release(mark)?;
+                return Ok(patch);
+            }
             let (a, b) = self.two_operands(lhs, rhs)?;
             let (lhs, rhs) = if swapped { (b, a) } else { (a, b) };
             let patch = self.current()?.emit_jump(Op::JumpIfNotLess {
@@ -102,6 +114,12 @@ impl Lowerer<'_> {
                 self.emit(Op::LoadNil { dst })?;
             }
         }
+        if tail {
+            // In tail position the branch returns instead of jumping to the return.
+            self.current()?.emit_return(dst);
+            self.patch_here(else_jump)?;
+            return self.progn(rest.get(1..).unwrap_or(&[]), dst, tail);
+        }
         let end_jump = self.current()?.emit_jump(Op::Jump { offset: 0 });
         self.patch_here(else_jump)?;
         self.progn(rest.get(1..).unwrap_or(&[]), dst, tail)?;
@@ -131,7 +149,11 @@ impl Lowerer<'_> {
             } else {
                 let next = self.jump_if_false(test)?;
                 self.progn(body, dst, tail)?;
-                ends.push(self.current()?.emit_jump(Op::Jump { offset: 0 }));
+                if tail {
+                    self.current()?.emit_return(dst);
+                } else {
+                    ends.push(self.current()?.emit_jump(Op::Jump { offset: 0 }));
+                }
                 self.patch_here(next)?;
             }
         }
@@ -336,10 +358,40 @@ impl Lowerer<'_> {
         for form in body {
             self.effect(form)?;
         }
-        self.patch_here(to_test)?;
-        self.jump_if_true(test, top)?;
+        if let Some((counter, limit)) = self.counting_test(test)?
+            && self.current()?.fuse_increment_test(counter, limit, top)
+        {
+            // The body's last instruction now increments, tests and jumps back; falling
+            // through leaves the loop past the entry test below.
+            let exit = self.current()?.emit_jump(Op::Jump { offset: 0 });
+            self.patch_here(to_test)?;
+            self.jump_if_true(test, top)?;
+            self.patch_here(exit)?;
+        } else {
+            self.patch_here(to_test)?;
+            self.jump_if_true(test, top)?;
+        }
         self.emit(Op::LoadNil { dst })?;
         Ok(())
+    }
+
+    /// For a loop test `(< i n)` (or `(> n i)`) over two variables held in registers, the
+    /// registers of `i` and `n`: the shape a trailing increment of `i` can fuse with.
+    fn counting_test(&mut self, test: &Sexp) -> Lowered<Option<(Reg, Reg)>> {
+        let Some((lhs, rhs, swapped)) = self.comparison(test) else {
+            return Ok(None);
+        };
+        let (counter, limit) = if swapped { (rhs, lhs) } else { (lhs, rhs) };
+        let (SexpKind::Sym(counter), SexpKind::Sym(limit)) = (&counter.kind, &limit.kind) else {
+            return Ok(None);
+        };
+        let (counter, limit) = (*counter, *limit);
+        match (self.resolve(counter)?, self.resolve(limit)?) {
+            (Some(Location::Register(counter)), Some(Location::Register(limit))) => {
+                Ok(Some((counter, limit)))
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Emits `test` and a jump to `target` taken when it is not nil.

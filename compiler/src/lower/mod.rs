@@ -347,7 +347,7 @@ impl<'a> Lowerer<'a> {
         self.bind_params(params, body)?;
         let result = self.alloc()?;
         self.progn(body, result, true)?;
-        self.emit(Op::Return { src: result })?;
+        self.current()?.emit_return(result);
         let builder = self
             .stack
             .pop()
