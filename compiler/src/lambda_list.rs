@@ -22,7 +22,7 @@ use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::tables::prin1;
 use ptc_vm::{ErrorKind, Interner, Symbol};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// A validated parameter list.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -96,7 +96,7 @@ pub fn parse(params: &Sexp, interner: &Interner) -> Result<LambdaList, Diagnosti
     };
     let mut list = LambdaList::default();
     let mut state = State::Required;
-    let mut seen: HashSet<Symbol> = HashSet::new();
+    let mut seen: FxHashSet<Symbol> = FxHashSet::default();
     for item in items {
         if state == State::Done {
             return Err(error(

@@ -23,7 +23,7 @@ use crate::lambda_list;
 use crate::lower::{self, FunctionDef, LowerInput};
 use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Machine, Span, Step, Symbol, Value};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 /// The compile-time macro runner of one compilation.
@@ -31,10 +31,10 @@ use std::sync::Arc;
 pub(crate) struct VmMacros<'a> {
     definitions: &'a [Definition],
     /// Expanded bodies of the definitions prepared so far, by name.
-    expanded: HashMap<Symbol, Vec<Sexp>>,
+    expanded: FxHashMap<Symbol, Vec<Sexp>>,
     /// Definitions in the order they finished expanding.
     order: Vec<Symbol>,
-    in_progress: HashSet<Symbol>,
+    in_progress: FxHashSet<Symbol>,
     limits: Limits,
     tools: Vec<String>,
     fuel_left: u64,
@@ -44,9 +44,9 @@ impl<'a> VmMacros<'a> {
     pub(crate) fn new(definitions: &'a [Definition], limits: &Limits, tools: Vec<String>) -> Self {
         VmMacros {
             definitions,
-            expanded: HashMap::new(),
+            expanded: FxHashMap::default(),
             order: Vec::new(),
-            in_progress: HashSet::new(),
+            in_progress: FxHashSet::default(),
             limits: *limits,
             tools,
             fuel_left: limits.steps,
@@ -197,7 +197,7 @@ impl<'a> VmMacros<'a> {
         let mut converter = Converter {
             base_len,
             machine: &machine,
-            fresh: HashMap::new(),
+            fresh: FxHashMap::default(),
             span,
             depth_limit: expanded_depth_limit(&self.limits),
         };
@@ -235,7 +235,7 @@ pub(crate) fn parse_params(
 struct Converter<'m> {
     base_len: usize,
     machine: &'m Machine,
-    fresh: HashMap<u32, Symbol>,
+    fresh: FxHashMap<u32, Symbol>,
     span: Span,
     depth_limit: u64,
 }

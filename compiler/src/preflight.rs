@@ -38,7 +38,7 @@ use crate::tables::{
 use crate::transform::{self, Transformer};
 use ptc_vm::prims::PRIMITIVES;
 use ptc_vm::{Error, ErrorKind, Interner, Limits, Span};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// The tail of the unknown-functions message (after the names and a period).
 pub const UNKNOWN_TAIL: &str = "Callable names are limited to the documented special forms and conveniences, the pure data primitives, this script's definitions, and this request's tools";
@@ -88,7 +88,7 @@ pub fn preflight(
         depth_limit: expanded_depth_limit(limits),
         diagnostics: Vec::new(),
         unknown: Vec::new(),
-        seen_unknown: HashSet::new(),
+        seen_unknown: FxHashSet::default(),
     };
     for definition in &definitions.items {
         walk.forms(&definition.body, 1, interner);
@@ -159,7 +159,7 @@ struct Walk<'a> {
     depth_limit: u64,
     diagnostics: Vec<Diagnostic>,
     unknown: Vec<(String, Span)>,
-    seen_unknown: HashSet<String>,
+    seen_unknown: FxHashSet<String>,
 }
 
 impl Walk<'_> {

@@ -16,7 +16,7 @@
 //! - After `Done`/`Error` the machine is settled: further steps repeat the same outcome.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::isa::{Op, Reg};
+use crate::isa::{FuncIdx, Op, Reg};
 use crate::json::check_weight;
 use crate::limits::Limits;
 use crate::prims::{PRIMITIVES, PrimCtx};
@@ -561,64 +561,25 @@ impl Machine {
                     args,
                     argc,
                 } => {
-                    // Exact-arity call of a script function: push the frame here.
-                    if let Some(callee) = program.functions.get(callee_index.as_usize())
-                        && callee.optional == 0
-                        && !callee.rest
-                        && usize::from(argc) == usize::from(callee.required)
-                        && (self.frames.len() as u64) < self.limits.stack_depth
+                    let call = CallSite {
+                        dst,
+                        callee: callee_index,
+                        args,
+                        argc,
+                    };
+                    if let Some((callee, new_base)) =
+                        self.push_call(program, regs, func, base, pc, call)
                     {
-                        let new_base = base + usize::from(func.registers);
-                        let needed = new_base + usize::from(callee.registers);
-                        if regs.len() < needed {
-                            regs.resize(needed, Value::Nil);
-                        }
-                        let start = base + args.as_usize();
-                        let argc = usize::from(argc);
-                        let (below, window) = regs.split_at_mut(new_base);
-                        if let (Some(source), Some(target)) =
-                            (below.get(start..start + argc), window.get_mut(..argc))
-                        {
-                            for (slot, value) in target.iter_mut().zip(source) {
-                                // Integers (the common argument) are copied without the generic clone.
-                                match (slot, value) {
-                                    (Value::Int(slot), Value::Int(n)) => *slot = *n,
-                                    (slot, value) => *slot = value.clone(),
-                                }
-                            }
-                            if let Some(top) = self.frames.last_mut() {
-                                top.pc = pc;
-                            }
-                            let ret = base + dst.as_usize();
-                            self.frames.push(Frame {
-                                func: callee_index.as_usize(),
-                                pc: 0,
-                                base: new_base,
-                                ret,
-                                closure: None,
-                            });
-                            func = callee;
-                            pc = 0;
-                            base = new_base;
-                            continue;
-                        }
+                        func = callee;
+                        pc = 0;
+                        base = new_base;
+                        continue;
                     }
                 }
                 Op::Return { src } if self.frames.len() > 1 => {
                     // Return to a guest caller (the script body's return runs the final checks).
-                    let value = match regs.get_mut(base + src.as_usize()) {
-                        Some(slot) => std::mem::take(slot),
-                        None => Value::Nil,
-                    };
-                    if let Some(frame) = self.frames.pop()
-                        && let Some(&Frame {
-                            func: caller_index,
-                            pc: caller_pc,
-                            base: caller_base,
-                            ..
-                        }) = self.frames.last()
-                        && let Some(caller) = program.functions.get(caller_index)
-                        && put(regs, frame.ret, value)
+                    if let Some((caller, caller_pc, caller_base)) =
+                        self.pop_return(program, regs, base, src)
                     {
                         func = caller;
                         pc = caller_pc;
@@ -677,6 +638,78 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// The fast path of `CALL` for an exact-arity call of a script function: copies the
+    /// arguments into the callee's window and pushes its frame. `None` (nothing changed)
+    /// sends the instruction to the general path.
+    #[inline(never)]
+    fn push_call<'p>(
+        &mut self,
+        program: &'p Program,
+        regs: &mut Vec<Value>,
+        func: &Function,
+        base: usize,
+        pc: usize,
+        call: CallSite,
+    ) -> Option<(&'p Function, usize)> {
+        let callee = program.functions.get(call.callee.as_usize())?;
+        if callee.optional != 0
+            || callee.rest
+            || call.argc != callee.required
+            || (self.frames.len() as u64) >= self.limits.stack_depth
+        {
+            return None;
+        }
+        let new_base = base + usize::from(func.registers);
+        let needed = new_base + usize::from(callee.registers);
+        if regs.len() < needed {
+            regs.resize(needed, Value::Nil);
+        }
+        let start = base + call.args.as_usize();
+        let argc = usize::from(call.argc);
+        let (below, window) = regs.split_at_mut(new_base);
+        let (source, target) = (below.get(start..start + argc)?, window.get_mut(..argc)?);
+        for (slot, value) in target.iter_mut().zip(source) {
+            // Integers (the common argument) are copied without the generic clone.
+            match (slot, value) {
+                (Value::Int(slot), Value::Int(n)) => *slot = *n,
+                (slot, value) => *slot = value.clone(),
+            }
+        }
+        if let Some(top) = self.frames.last_mut() {
+            top.pc = pc;
+        }
+        self.frames.push(Frame {
+            func: call.callee.as_usize(),
+            pc: 0,
+            base: new_base,
+            ret: base + call.dst.as_usize(),
+            closure: None,
+        });
+        Some((callee, new_base))
+    }
+
+    /// The fast path of `RETURN` to a guest caller: pops the frame and stores the value in
+    /// the caller's destination. The caller's function, pc and base; `None` when the frame
+    /// stack is inconsistent (a machine bug, reported as internal).
+    #[inline(always)]
+    fn pop_return<'p>(
+        &mut self,
+        program: &'p Program,
+        regs: &mut [Value],
+        base: usize,
+        src: Reg,
+    ) -> Option<(&'p Function, usize, usize)> {
+        let value = match regs.get_mut(base + src.as_usize()) {
+            Some(Value::Int(n)) => Value::Int(*n),
+            Some(slot) => std::mem::take(slot),
+            None => Value::Nil,
+        };
+        let frame = self.frames.pop()?;
+        let caller = self.frames.last()?;
+        let function = program.functions.get(caller.func)?;
+        put(regs, frame.ret, value).then_some((function, caller.pc, caller.base))
     }
 
     fn save_pc(&mut self, pc: usize) {
@@ -1518,6 +1551,15 @@ fn put(regs: &mut [Value], index: usize, value: Value) -> bool {
         }
         None => false,
     }
+}
+
+/// The operands of a `CALL` instruction.
+#[derive(Clone, Copy)]
+struct CallSite {
+    dst: Reg,
+    callee: FuncIdx,
+    args: Reg,
+    argc: u8,
 }
 
 /// What to do after one instruction.

@@ -12,7 +12,7 @@ use ptc_vm::Span;
 use ptc_vm::isa::{Op, Reg};
 use ptc_vm::program::{Capture, Function};
 use ptc_vm::symbol::Symbol;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub(crate) struct FunctionBuilder {
     /// enclosing function, and where the enclosing function holds it.
     pub(crate) captures: Vec<(Symbol, usize, Capture)>,
     /// Every pc some jump lands on, so peepholes never merge across a label.
-    targets: HashSet<usize>,
+    targets: FxHashSet<usize>,
     pub(crate) span: Span,
     pub(crate) required: u8,
     pub(crate) optional: u8,
@@ -62,7 +62,7 @@ impl FunctionBuilder {
             high_water: 0,
             scopes: Vec::new(),
             captures: Vec::new(),
-            targets: HashSet::new(),
+            targets: FxHashSet::default(),
             span,
             required: 0,
             optional: 0,

@@ -28,7 +28,7 @@ use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
 use ptc_vm::symbol::{Interner, Symbol};
 use ptc_vm::{ErrorKind, Program, Span, Value};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 pub use crate::lambda_list::LambdaList as Params;
@@ -210,7 +210,7 @@ struct Lowerer<'a> {
     constants: Vec<Value>,
     functions: Vec<Option<Function>>,
     /// Every symbol that names an operator, resolved once.
-    operators: HashMap<Symbol, Operator>,
+    operators: FxHashMap<Symbol, Operator>,
     /// The functions being emitted, innermost last.
     stack: Vec<FunctionBuilder>,
     /// A destination whose value is never read (statement position), if any.
@@ -225,7 +225,7 @@ impl<'a> Lowerer<'a> {
         tools: &[String],
         parse_params: ParamParser<'a>,
     ) -> Self {
-        let mut operators = HashMap::new();
+        let mut operators = FxHashMap::default();
         for (index, prim) in ptc_vm::prims::PRIMITIVES.iter().enumerate() {
             if let (Some(symbol), Ok(index)) = (interner.lookup(prim.name), u8::try_from(index)) {
                 operators.insert(symbol, Operator::Primitive(PrimIdx(index)));
@@ -782,8 +782,8 @@ fn is_atom(form: &Sexp) -> bool {
 
 /// Every symbol mentioned inside any `lambda` form within `forms` (the conservative
 /// capture set). Iterative, so deep forms cannot overflow the host stack.
-pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
-    let mut found = HashSet::new();
+pub(crate) fn lambda_symbols(forms: &[Sexp]) -> FxHashSet<Symbol> {
+    let mut found = FxHashSet::default();
     let mut stack: Vec<(&Sexp, bool)> = forms.iter().map(|f| (f, false)).collect();
     while let Some((form, inside)) = stack.pop() {
         match &form.kind {
@@ -809,8 +809,8 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> HashSet<Symbol> {
 /// invariant of the emitter, which is reported as the compiler's fault.
 /// Every symbol that is the target of a `setq` somewhere within `forms` (conservative:
 /// nested lambdas and quoted data included). Iterative.
-pub(crate) fn assigned_symbols(forms: &[Sexp], setq: Option<Symbol>) -> HashSet<Symbol> {
-    let mut found = HashSet::new();
+pub(crate) fn assigned_symbols(forms: &[Sexp], setq: Option<Symbol>) -> FxHashSet<Symbol> {
+    let mut found = FxHashSet::default();
     let Some(setq) = setq else { return found };
     let mut stack: Vec<&Sexp> = forms.iter().collect();
     while let Some(form) = stack.pop() {
