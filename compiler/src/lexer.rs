@@ -9,9 +9,12 @@
 //!
 //! Invariants:
 //! - Every byte of the source is covered by a token, a skipped run (whitespace, every
-//!   control character, U+00A0, `;` comments) or an error; lexing is linear and never
-//!   recurses.
-//! - Emacs's whitespace rule applies: every character up to U+0020 separates tokens.
+//!   control character but NUL, U+00A0, `;` comments) or an error; lexing is linear and
+//!   never recurses.
+//! - Emacs's whitespace rule applies: every character up to U+0020 separates tokens. NUL is
+//!   the exception: outside a string it is refused ("Invalid read syntax: NUL byte outside
+//!   a string") where Emacs would skip it, so `Re<NUL>ad` cannot silently read as two
+//!   symbols (a deviation, spec/reference/deviations.md).
 //! - Strings may only hold Unicode scalar values: `\xE9` is `é` (Emacs would make a unibyte
 //!   string), and `\M-` / `\S-` style modifiers inside strings are refused.
 
@@ -23,6 +26,7 @@ use logos::Logos;
 use num_bigint::{BigInt, BigUint, Sign};
 use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Why a raw token failed: the diagnostic it becomes, minus its span.
@@ -103,7 +107,7 @@ struct AtomText {
 
 #[derive(Logos, Debug, Clone, PartialEq)]
 #[logos(error = LexError)]
-#[logos(skip r"[\x00-\x20\u{a0}]+")]
+#[logos(skip r"[\x01-\x20\u{a0}]+")]
 #[logos(skip(r";[^\n]*", allow_greedy = true))]
 enum Raw {
     #[token("(")]
@@ -130,6 +134,10 @@ enum Raw {
     Hash(Hash),
     #[regex(r#"[^\x00-\x20\u{a0}"';()\[\]#`,?]"#, scan_atom)]
     Atom(AtomText),
+    /// A NUL byte outside a string: refused (Emacs skips it as whitespace, which would
+    /// silently split a symbol; see the module docs).
+    #[token("\0")]
+    Nul,
 }
 
 /// A forward-only reader over the rest of the source.
@@ -608,6 +616,7 @@ pub fn lex(
     for (index, (token, span)) in raw.iter().enumerate() {
         let cooked: Result<Token, LexError> = match token {
             Err(error) => Err(error.clone()),
+            Ok(Raw::Nul) => Err(LexError::invalid("NUL byte outside a string")),
             Ok(Raw::Open) => Ok(Token::Open),
             Ok(Raw::Close) => Ok(Token::Close),
             Ok(Raw::OpenVector) => Ok(Token::OpenVector),
@@ -639,17 +648,28 @@ pub fn lex(
                 Hash::Function => Ok(Token::Prefix(interner.intern("function"))),
                 Hash::Propertized => Ok(Token::OpenPropertized),
                 Hash::Unsupported(type_name) => Ok(Token::OpenUnsupported {
-                    type_name,
+                    type_name: Cow::Borrowed(type_name),
                     bracket: true,
                 }),
                 Hash::Record => {
-                    let next = raw.get(index + 1).map(|(token, _)| token);
-                    let hash_table = matches!(
-                        next,
-                        Some(Ok(Raw::Atom(AtomText { text, .. }))) if text == "hash-table"
-                    );
+                    // `#s(hash-table ...)` is a hash table; any other `#s(TAG ...)` is a
+                    // record, whose type (Emacs's `type-of`) is its tag when that is a
+                    // plain symbol. Other tags (numbers, strings, escaped names) keep the
+                    // generic name `record`.
+                    let tag = match raw.get(index + 1).map(|(token, _)| token) {
+                        Some(Ok(Raw::Atom(AtomText {
+                            text,
+                            escaped: false,
+                        }))) if classify_number(text).is_none() && text != "." => Some(text),
+                        _ => None,
+                    };
+                    let type_name = match tag {
+                        Some(tag) if tag == "hash-table" => Cow::Borrowed("hash-table"),
+                        Some(tag) => Cow::Owned(tag.clone()),
+                        None => Cow::Borrowed("record"),
+                    };
                     Ok(Token::OpenUnsupported {
-                        type_name: if hash_table { "hash-table" } else { "record" },
+                        type_name,
                         bracket: false,
                     })
                 }

@@ -212,7 +212,7 @@ where
         let refused = unsupported_list
             .or(unsupported_vector)
             .validate(|type_name, e, emitter| {
-                emitter.emit(unsupported(type_name, e.span()));
+                emitter.emit(unsupported(&type_name, e.span()));
                 Sexp::new(SexpKind::Nil, script_span(e.span()))
             });
 

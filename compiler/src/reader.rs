@@ -43,7 +43,8 @@
 //! are accepted (house decision 7); reader labels are refused instead of read; `\xHH`
 //! escapes below 256 give Unicode characters rather than unibyte strings; modifier escapes
 //! other than `\C-`/`\^` are refused inside strings; `\N{NAME}` supports only `U+XXXX`;
-//! `#s(NAME ...)` reports type `record` where Emacs's `type-of` would report `NAME`.
+//! `#s(TAG ...)` reports type `record` when `TAG` is not a plain symbol (Emacs prints any
+//! tag); NUL outside a string is refused rather than skipped as whitespace.
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;

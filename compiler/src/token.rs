@@ -11,6 +11,7 @@
 
 use crate::ast::SexpKind;
 use ptc_vm::symbol::Symbol;
+use std::borrow::Cow;
 
 /// One token of the script.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,8 +36,8 @@ pub enum Token {
     /// The opening of a literal the dialect refuses (`#s(`, `#[`, `#^[`, `#^^[`), with the
     /// Emacs type name of what it would read as and whether it closes with `]`.
     OpenUnsupported {
-        /// The Emacs type name, e.g. `hash-table`.
-        type_name: &'static str,
+        /// The Emacs type name, e.g. `hash-table`, or a record's type tag.
+        type_name: Cow<'static, str>,
         /// Whether the literal closes with `]` rather than `)`.
         bracket: bool,
     },

@@ -167,12 +167,22 @@ fn h08_nul_bytes_are_data_inside_strings() {
 }
 
 #[test]
-#[ignore = "BUG (minor): a NUL byte inside a symbol splits it in two: `'a\\0b` reads as `'a b` \
-            (Unbound variable: b); Emacs reads NUL as a symbol constituent. The lexer skips every byte 0x00-0x20 as whitespace (lexer.rs:106). Fix in \
-            compiler/src/lexer.rs: include \\0 in the symbol character class (or reject it \
-            with a read error), not in whitespace."]
-fn h08_nul_bytes_inside_symbols_stay_one_symbol() {
-    assert_value(&hostile("(length (list 'a\u{0}b))"), "1");
+fn h08_nul_bytes_outside_strings_are_refused_and_inside_strings_are_data() {
+    // Emacs skips NUL as whitespace, which would read `'a<NUL>b` as `'a b`; ptc refuses it
+    // so a symbol (or a tool name) can never be split silently. Inside a string it is data.
+    for script in [
+        "(length (list 'a\u{0}b))",
+        "(Re\u{0}ad)",
+        "\u{0}1",
+        "(+ 1 2)\u{0}",
+    ] {
+        assert_error(
+            &hostile(script),
+            "script",
+            "Invalid read syntax: NUL byte outside a string",
+        );
+    }
+    assert_value(&hostile("(length \"a\u{0}b\")"), "3");
 }
 
 #[test]

@@ -203,7 +203,15 @@ fn rejections_carry_the_original_messages() {
         ),
         (
             "#s(point 1 2)",
+            script("E0008", "Unsupported literal of type point in script"),
+        ),
+        (
+            "#s(7 1 2)",
             script("E0008", "Unsupported literal of type record in script"),
+        ),
+        (
+            "a\u{0}b",
+            script("E0006", "Invalid read syntax: NUL byte outside a string"),
         ),
         (
             "#&3\"a\"",
