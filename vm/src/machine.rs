@@ -71,6 +71,10 @@ pub struct Machine {
     stats: Stats,
     /// Fuel mark at which the slow path runs next (slice end, budget, clock check).
     next_check: u64,
+    /// While dispatching: the fuel used when the loop's countdown `left` reaches zero, so
+    /// fuel used = `fuel_mark - left`. Kept here rather than in a local to keep the
+    /// dispatch loop's live state small.
+    fuel_mark: u64,
     slice_end: u64,
     slice_deadline: Option<Instant>,
     deadline: Option<Instant>,
@@ -116,6 +120,7 @@ impl Machine {
             state: State::Ready,
             stats: Stats::default(),
             next_check: 0,
+            fuel_mark: 0,
             slice_end: 0,
             slice_deadline: None,
             deadline: None,
@@ -392,14 +397,13 @@ impl Machine {
         let mut pc = top.pc;
         let mut base = top.base;
         // Fuel counts down in a local: `left` instructions remain before the next check at
-        // `check`, so the fuel used is always `check - left`. `self.stats.fuel_used` is
+        // `self.fuel_mark`, so the fuel used is always `fuel_mark - left`. `self.stats.fuel_used` is
         // synchronised (`sync!`) before any slow path runs and on every exit.
-        let mut check = self.next_check.max(self.stats.fuel_used);
-        let mut left = check - self.stats.fuel_used;
-        let int_bound = self.int_bound;
+        self.fuel_mark = self.next_check.max(self.stats.fuel_used);
+        let mut left = self.fuel_mark - self.stats.fuel_used;
         macro_rules! sync {
             () => {
-                self.stats.fuel_used = check - left
+                self.stats.fuel_used = self.fuel_mark - left
             };
         }
         // Takes a verified relative jump; an out-of-range target (a verifier bug) ends the run
@@ -423,7 +427,7 @@ impl Machine {
                         // At least one instruction runs between two checks, as before.
                         let fuel = self.stats.fuel_used;
                         left = self.next_check.saturating_sub(fuel).max(1);
-                        check = fuel + left;
+                        self.fuel_mark = fuel + left;
                     }
                     Ok(true) => {
                         self.save_pc(pc);
@@ -466,6 +470,53 @@ impl Machine {
                         continue;
                     }
                 }
+                Op::JumpIfNotNil { src, offset } => {
+                    if let Some(value) = regs.get(base + src.as_usize()) {
+                        if !value.is_nil() {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::LoadNil { dst } if put(regs, base + dst.as_usize(), Value::Nil) => {
+                    continue;
+                }
+                // List walking: `car`/`cdr` of a cons or nil; anything else takes the
+                // general path (and its type error).
+                Op::Car { dst, src } | Op::Cdr { dst, src } => {
+                    let part = match regs.get(base + src.as_usize()) {
+                        Some(Value::Cons(cell)) if matches!(op, Op::Car { .. }) => {
+                            Some(cell.car().clone())
+                        }
+                        Some(Value::Cons(cell)) => Some(cell.cdr().clone()),
+                        Some(Value::Nil) => Some(Value::Nil),
+                        _ => None,
+                    };
+                    if let Some(part) = part
+                        && put(regs, base + dst.as_usize(), part)
+                    {
+                        continue;
+                    }
+                }
+                // A fresh cons within the value and retained budgets; over either budget
+                // the general path builds it again and fails.
+                Op::Cons { dst, lhs, rhs } => {
+                    if let (Some(car), Some(cdr)) = (
+                        regs.get(base + lhs.as_usize()),
+                        regs.get(base + rhs.as_usize()),
+                    ) {
+                        let value = Value::cons(car.clone(), cdr.clone());
+                        let retained = self.stats.retained_bytes.saturating_add(1);
+                        if value.weight().bytes <= self.limits.value_bytes
+                            && value.weight().nodes <= self.limits.value_nodes
+                            && retained <= self.limits.retained_bytes
+                            && put(regs, base + dst.as_usize(), value)
+                        {
+                            self.stats.retained_bytes = retained;
+                            continue;
+                        }
+                    }
+                }
                 Op::JumpIfLess { lhs, rhs, offset } => {
                     if let Some((a, b)) = ints(regs, base, lhs, rhs) {
                         if a < b {
@@ -490,7 +541,7 @@ impl Machine {
                 } => {
                     if let Some((a, b)) = ints(regs, base, reg, rhs)
                         && let Some(n) = a.checked_add(i64::from(imm))
-                        && n.unsigned_abs() < int_bound
+                        && n.unsigned_abs() < self.int_bound
                         && put_int(regs, base + reg.as_usize(), n)
                     {
                         if n < b {
@@ -502,7 +553,7 @@ impl Machine {
                 Op::Mul { dst, lhs, rhs } => {
                     if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_mul(b)
-                        && n.unsigned_abs() < int_bound
+                        && n.unsigned_abs() < self.int_bound
                         && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
@@ -519,7 +570,7 @@ impl Machine {
                 Op::AddImm { dst, lhs, imm } => {
                     if let Some(Value::Int(a)) = regs.get(base + lhs.as_usize())
                         && let Some(n) = a.checked_add(i64::from(imm))
-                        && n.unsigned_abs() < int_bound
+                        && n.unsigned_abs() < self.int_bound
                         && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
@@ -528,7 +579,7 @@ impl Machine {
                 Op::Add { dst, lhs, rhs } => {
                     if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_add(b)
-                        && n.unsigned_abs() < int_bound
+                        && n.unsigned_abs() < self.int_bound
                         && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
@@ -537,7 +588,7 @@ impl Machine {
                 Op::Sub { dst, lhs, rhs } => {
                     if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_sub(b)
-                        && n.unsigned_abs() < int_bound
+                        && n.unsigned_abs() < self.int_bound
                         && put_int(regs, base + dst.as_usize(), n)
                     {
                         continue;
@@ -597,11 +648,11 @@ impl Machine {
             std::mem::swap(&mut self.regs, regs);
             // The instruction may have charged work beyond the instruction itself.
             let fuel = self.stats.fuel_used;
-            if fuel >= check {
-                check = fuel;
+            if fuel >= self.fuel_mark {
+                self.fuel_mark = fuel;
                 left = 0;
             } else {
-                left = check - fuel;
+                left = self.fuel_mark - fuel;
             }
             match outcome {
                 Ok(Flow::Next) => {}
