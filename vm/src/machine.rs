@@ -16,7 +16,7 @@
 //! - After `Done`/`Error` the machine is settled: further steps repeat the same outcome.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::isa::{FuncIdx, Op, Reg};
+use crate::isa::{Op, Reg};
 use crate::json::check_weight;
 use crate::limits::Limits;
 use crate::prims::{PRIMITIVES, PrimCtx};
@@ -614,17 +614,43 @@ impl Machine {
                 } => {
                     let call = CallSite {
                         dst,
-                        callee: callee_index,
+                        callee: callee_index.as_usize(),
                         args,
                         argc,
                     };
                     if let Some((callee, new_base)) =
-                        self.push_call(program, regs, func, base, pc, call)
+                        self.push_call(program, regs, func, base, pc, call, None)
                     {
                         func = callee;
                         pc = 0;
                         base = new_base;
                         continue;
+                    }
+                }
+                // A closure called through a variable (`funcall`, `mapcar`'s function):
+                // the same fast path, the frame holding the closure for its captures.
+                Op::CallValue {
+                    dst,
+                    callee,
+                    args,
+                    argc,
+                } => {
+                    if let Some(Value::Closure(closure)) = regs.get(base + callee.as_usize()) {
+                        let call = CallSite {
+                            dst,
+                            callee: closure.function as usize,
+                            args,
+                            argc,
+                        };
+                        let closure = Some(Arc::clone(closure));
+                        if let Some((callee, new_base)) =
+                            self.push_call(program, regs, func, base, pc, call, closure)
+                        {
+                            func = callee;
+                            pc = 0;
+                            base = new_base;
+                            continue;
+                        }
                     }
                 }
                 Op::Return { src } if self.frames.len() > 1 => {
@@ -691,10 +717,11 @@ impl Machine {
         }
     }
 
-    /// The fast path of `CALL` for an exact-arity call of a script function: copies the
-    /// arguments into the callee's window and pushes its frame. `None` (nothing changed)
-    /// sends the instruction to the general path.
+    /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
+    /// script function: copies the arguments into the callee's window and pushes its
+    /// frame. `None` (nothing changed) sends the instruction to the general path.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn push_call<'p>(
         &mut self,
         program: &'p Program,
@@ -703,8 +730,9 @@ impl Machine {
         base: usize,
         pc: usize,
         call: CallSite,
+        closure: Option<Arc<Closure>>,
     ) -> Option<(&'p Function, usize)> {
-        let callee = program.functions.get(call.callee.as_usize())?;
+        let callee = program.functions.get(call.callee)?;
         if callee.optional != 0
             || callee.rest
             || call.argc != callee.required
@@ -732,11 +760,11 @@ impl Machine {
             top.pc = pc;
         }
         self.frames.push(Frame {
-            func: call.callee.as_usize(),
+            func: call.callee,
             pc: 0,
             base: new_base,
             ret: base + call.dst.as_usize(),
-            closure: None,
+            closure,
         });
         Some((callee, new_base))
     }
@@ -1604,11 +1632,12 @@ fn put(regs: &mut [Value], index: usize, value: Value) -> bool {
     }
 }
 
-/// The operands of a `CALL` instruction.
+/// The operands of a call instruction whose callee function is known.
 #[derive(Clone, Copy)]
 struct CallSite {
     dst: Reg,
-    callee: FuncIdx,
+    /// Index of the callee in the program's function table.
+    callee: usize,
     args: Reg,
     argc: u8,
 }
