@@ -16,13 +16,13 @@ mod builtin;
 mod stub;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ptc_runtime::{FileStore, Registry, RunOptions, Runner, listing};
+use ptc_runtime::{FileStore, Progress, Registry, RunOptions, Runner, listing};
 use ptc_vm::Limits;
 use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -215,17 +215,36 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
         .build()
         .map_err(|e| Usage(format!("cannot start the runtime: {e}")))?;
     let outcome = runtime.block_on(async {
+        // On a terminal, a once-a-second status line fed by the run's progress snapshots.
+        let latest: Arc<Mutex<Option<Progress>>> = Arc::default();
         let progress = std::io::stderr().is_terminal().then(|| {
-            tokio::spawn(async {
+            let latest = latest.clone();
+            tokio::spawn(async move {
                 let started = std::time::Instant::now();
                 loop {
                     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                    eprint!("\rptc: running… {}s", started.elapsed().as_secs());
+                    let calls = latest
+                        .lock()
+                        .ok()
+                        .and_then(|p| p.as_ref().map(status_line))
+                        .unwrap_or_default();
+                    eprint!(
+                        "\rptc: running… {}s{calls}\x1b[K",
+                        started.elapsed().as_secs()
+                    );
                 }
             })
         });
         // Ctrl-C interrupts the run, which then settles `interrupted` with its audit.
-        let options = RunOptions::default();
+        let sink = move |snapshot: &Progress| {
+            if let Ok(mut slot) = latest.lock() {
+                *slot = Some(snapshot.clone());
+            }
+        };
+        let options = RunOptions {
+            progress: Some(Arc::new(sink)),
+            ..RunOptions::default()
+        };
         let cancel = options.cancel.clone();
         let interrupt = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -253,6 +272,21 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `, 3/5 calls done, 2 running, 1 awaiting permission` for the terminal status line.
+fn status_line(progress: &Progress) -> String {
+    let mut line = format!(", {}/{} calls done", progress.completed, progress.total);
+    if !progress.active.is_empty() {
+        line.push_str(&format!(", {} running", progress.active.len()));
+    }
+    if !progress.permission_waits.is_empty() {
+        line.push_str(&format!(
+            ", {} awaiting permission",
+            progress.permission_waits.len()
+        ));
+    }
+    line
 }
 
 fn check(file: &str, common: &Common) -> Result<ExitCode, Usage> {
@@ -315,4 +349,32 @@ fn describe(common: &Common) -> Result<ExitCode, Usage> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::status_line;
+    use ptc_runtime::Progress;
+
+    #[test]
+    fn the_status_line_counts_calls_running_and_waiting() {
+        let mut progress = Progress {
+            kind: "ptc",
+            id: "ptc-1".into(),
+            direct: None,
+            live: true,
+            active: vec!["Read".into(), "Grep".into()],
+            completed: 3,
+            total: 6,
+            permission_waits: vec!["ptc-1/6".into()],
+            calls: Vec::new(),
+        };
+        assert_eq!(
+            status_line(&progress),
+            ", 3/6 calls done, 2 running, 1 awaiting permission"
+        );
+        progress.active.clear();
+        progress.permission_waits.clear();
+        assert_eq!(status_line(&progress), ", 3/6 calls done");
+    }
 }

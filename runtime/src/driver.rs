@@ -27,6 +27,7 @@ use crate::checkpoint::{Checkpoint, CheckpointState, CheckpointStore};
 use crate::dispatch::{self, ChildEnd, settle_result};
 use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
+use crate::progress::{self, Progress, ProgressSink};
 use crate::tool::{Registry, ToolRequestCtx, ToolResult};
 use crate::{args, convert};
 use futures::FutureExt as _;
@@ -58,12 +59,25 @@ impl std::fmt::Debug for Runner {
 }
 
 /// Per-run options.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// The envelope id (the host's tool-use id); a fresh `ptc-N` when absent.
     pub id: Option<String>,
     /// Cancelling it interrupts the run.
     pub cancel: CancelToken,
+    /// Receives a [`Progress`] snapshot after every change to the nested calls, and a
+    /// final one when the run settles (see [`crate::progress`]).
+    pub progress: Option<Arc<dyn ProgressSink>>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("id", &self.id)
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
@@ -198,6 +212,8 @@ impl Runner {
             direct,
             direct_result: None,
             calls: Vec::new(),
+            waiting: Vec::new(),
+            progress: options.progress,
             notes: Vec::new(),
             next_batch: 1,
             started: Instant::now(),
@@ -226,6 +242,9 @@ struct Run<'a> {
     direct: Option<String>,
     direct_result: Option<ToolResult>,
     calls: Vec<AuditRecord>,
+    /// By call: whether it awaits its permission decision (for progress snapshots).
+    waiting: Vec<bool>,
+    progress: Option<Arc<dyn ProgressSink>>,
     notes: Vec<String>,
     next_batch: u64,
     started: Instant,
@@ -333,6 +352,7 @@ impl Run<'_> {
             }
         };
         self.calls.push(record);
+        self.waiting.push(false);
         prepared
     }
 
@@ -355,6 +375,9 @@ impl Run<'_> {
             .iter()
             .map(|request| Some(self.prepare(machine, request, batch, direct)))
             .collect();
+        self.report(true);
+        // Calls whose pending permission decision came back `Allow` (progress only).
+        let (granted_tx, mut granted) = futures::channel::mpsc::unbounded::<usize>();
         let mut tokens: Vec<Option<CancelToken>> = vec![None; count];
         let mut results: Vec<Option<Value>> = vec![None; count];
         let parallelism = usize::try_from(self.runner.limits.parallelism.max(1)).unwrap_or(1);
@@ -371,6 +394,7 @@ impl Run<'_> {
                     Some(Prepared::Refused(message)) => {
                         let message = format!("Error: {message}");
                         self.set(call, Status::Error, Some(message.clone()));
+                        self.report(true);
                         set_slot(&mut results, index, machine.error_value(&message));
                         done += 1;
                     }
@@ -388,18 +412,25 @@ impl Run<'_> {
                                 });
                             }
                             Some(Decision::Allow) => None,
-                            None => Some(decision),
+                            None => {
+                                self.set_waiting(call, true);
+                                Some(decision)
+                            }
                         };
+                        self.report(true);
+                        let granted_tx = granted_tx.clone();
                         let handler = self
                             .runner
                             .registry
                             .get(&ctx.tool)
                             .map(|tool| tool.handler.clone());
                         active.push(async move {
-                            if let Some(decision) = decision
-                                && let Decision::Deny(reason) = decision.await
-                            {
-                                return (index, ChildEnd::Denied(reason));
+                            if let Some(decision) = decision {
+                                if let Decision::Deny(reason) = decision.await {
+                                    return (index, ChildEnd::Denied(reason));
+                                }
+                                // The receiver only goes away with the whole batch.
+                                let _ = granted_tx.unbounded_send(index);
                             }
                             match handler {
                                 Some(handler) => {
@@ -418,6 +449,11 @@ impl Run<'_> {
             let finished = tokio::select! {
                 biased;
                 () = self.cancel.cancelled() => None,
+                Some(index) = granted.next() => {
+                    self.set_waiting(first + index, false);
+                    self.report(true);
+                    continue;
+                }
                 finished = active.next() => finished,
             };
             let Some((index, end)) = finished else {
@@ -456,11 +492,33 @@ impl Run<'_> {
                 }
             }
             done += 1;
+            self.set_waiting(call, false);
+            self.report(true);
             // Completions come in capped chunks with a yield in between, even when every
             // handler completes synchronously.
             tokio::task::yield_now().await;
         }
         Ok(results.into_iter().map(Option::unwrap_or_default).collect())
+    }
+
+    fn set_waiting(&mut self, call: usize, waiting: bool) {
+        if let Some(slot) = self.waiting.get_mut(call) {
+            *slot = waiting;
+        }
+    }
+
+    /// Sends the current snapshot to the host's sink, if it gave one.
+    fn report(&self, live: bool) {
+        if let Some(sink) = &self.progress {
+            let snapshot: Progress = progress::snapshot(
+                &self.id,
+                self.direct.as_deref(),
+                live,
+                &self.calls,
+                &self.waiting,
+            );
+            sink.progress(&snapshot);
+        }
     }
 
     fn set(&mut self, call: usize, status: Status, preview: Option<String>) {
@@ -627,14 +685,22 @@ impl Run<'_> {
             message,
         });
         if kind == OutcomeKind::ScriptError && error_kind == "checkpoint" {
+            self.report(false);
             return outcome;
         }
         self.finish(outcome)
     }
 
-    /// Writes the settled checkpoint (one retry); a failure turns the outcome into a
-    /// `checkpoint` script error that still carries the audit.
-    fn finish(&mut self, mut outcome: Outcome) -> Outcome {
+    /// Writes the settled checkpoint (one retry; a failure turns the outcome into a
+    /// `checkpoint` script error that still carries the audit), then sends the final
+    /// progress snapshot.
+    fn finish(&mut self, outcome: Outcome) -> Outcome {
+        let outcome = self.persist(outcome);
+        self.report(false);
+        outcome
+    }
+
+    fn persist(&mut self, mut outcome: Outcome) -> Outcome {
         let Some(store) = &self.runner.checkpoints else {
             return outcome;
         };

@@ -9,8 +9,9 @@
 //! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
 //! validated JSON), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
 //! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
-//! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value), [`policy`] (permission hook), [`driver`] (the run
-//! loop), [`outcome`] (how a run settles).
+//! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value),
+//! [`policy`] (permission hook), [`progress`] (live snapshots for the host's view),
+//! [`driver`] (the run loop), [`outcome`] (how a run settles).
 //!
 //! ```
 //! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
@@ -51,6 +52,7 @@ pub mod driver;
 pub mod listing;
 pub mod outcome;
 pub mod policy;
+pub mod progress;
 pub mod tool;
 
 pub use audit::{AuditRecord, Status};
@@ -59,6 +61,7 @@ pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
 pub use driver::{RunOptions, Runner, expression_of, run};
 pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats};
 pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
+pub use progress::{CallProgress, Progress, ProgressSink};
 pub use tool::{
     BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
     ToolRequestCtx, ToolResult,

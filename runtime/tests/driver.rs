@@ -1,17 +1,18 @@
 //! Driver tests on hand-assembled programs: ordering, bounded concurrency, denial,
-//! cancellation, panics, timeouts, direct vs composed results, checkpoints and yields.
+//! cancellation, panics, timeouts, direct vs composed results, checkpoints, yields and
+//! progress snapshots.
 //! Scripts compiled from source are exercised through the CLI's integration tests.
 
 use ptc_runtime::{
-    CancelToken, Decision, FileStore, OutcomeKind, PolicyFn, Registry, RunOptions, Runner, Status,
-    ToolContract, ToolRequestCtx, ToolResult,
+    BoxFuture, CancelToken, Decision, FileStore, OutcomeKind, PermissionPolicy, PolicyFn, Progress,
+    Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
 };
 use ptc_vm::isa::{ConstIdx, Op, Reg, ToolIdx};
 use ptc_vm::program::Function;
 use ptc_vm::{Interner, Limits, Program, ProgramParts, Span, Value};
 use serde_json::json;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// One call: tool name and `(:key value ...)` pairs.
@@ -188,6 +189,7 @@ fn opts(id: &str) -> RunOptions {
     RunOptions {
         id: Some(id.into()),
         cancel: CancelToken::new(),
+        ..RunOptions::default()
     }
 }
 
@@ -324,6 +326,7 @@ async fn host_cancellation_interrupts_the_run() {
     let options = RunOptions {
         id: Some("c".into()),
         cancel,
+        ..RunOptions::default()
     };
     let outcome = runner
         .run_program(assemble(&calls, true, 0), None, "", options)
@@ -671,4 +674,123 @@ async fn notes_survive_discarded_values_and_follow_the_text() {
     );
     let outcome = runner.run("(list 1)", opts("m")).await;
     assert_eq!(outcome.text_with_notes(), "(1)");
+}
+
+/// Answers `Allow` at once, except for calls whose `:value` is `ask` (allowed after 20 ms)
+/// or `refuse` (denied after 20 ms): a policy that waits on a user.
+struct PromptingPolicy;
+
+impl PermissionPolicy for PromptingPolicy {
+    fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision> {
+        let value = request.arguments["value"].as_str().unwrap_or("").to_owned();
+        Box::pin(async move {
+            if value == "ask" || value == "refuse" {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            if value == "refuse" {
+                Decision::Deny("the user said no".into())
+            } else {
+                Decision::Allow
+            }
+        })
+    }
+}
+
+/// Runs a batch of `calls` collecting every progress snapshot.
+async fn with_progress(calls: &[Call<'_>], id: &str) -> (ptc_runtime::Outcome, Vec<Progress>) {
+    let snapshots = Arc::new(Mutex::new(Vec::new()));
+    let sink = {
+        let snapshots = snapshots.clone();
+        move |snapshot: &Progress| snapshots.lock().unwrap().push(snapshot.clone())
+    };
+    let runner = Runner::new(registry(Arc::default())).with_policy(Arc::new(PromptingPolicy));
+    let options = RunOptions {
+        progress: Some(Arc::new(sink)),
+        ..opts(id)
+    };
+    let outcome = runner
+        .run_program(assemble(calls, true, 0), None, "", options)
+        .await;
+    let snapshots = snapshots.lock().unwrap().clone();
+    (outcome, snapshots)
+}
+
+fn audit_of(calls: &[ptc_runtime::CallProgress]) -> Vec<(String, Status)> {
+    calls.iter().map(|c| (c.id.clone(), c.status)).collect()
+}
+
+#[tokio::test]
+async fn progress_snapshots_follow_the_audit_and_show_permission_waits() {
+    let calls = [
+        ("Probe", vec![("value", s("a")), ("ms", Value::Int(5))]),
+        ("Probe", vec![("value", s("ask"))]),
+        ("Probe", vec![("value", s("c"))]),
+    ];
+    let (outcome, snapshots) = with_progress(&calls, "p").await;
+    assert_eq!(outcome.kind, OutcomeKind::Completed, "{}", outcome.text);
+    // The batch is announced whole, every call queued.
+    let first = snapshots.first().expect("a snapshot");
+    assert_eq!((first.kind, first.total, first.completed), ("ptc", 3, 0));
+    assert!(first.calls.iter().all(|c| c.status == Status::Queued));
+    // While its decision is pending, p/2 is a permission wait, not an active call.
+    let waiting = snapshots
+        .iter()
+        .find(|p| p.permission_waits == ["p/2"])
+        .expect("a snapshot with p/2 waiting");
+    assert!(waiting.active.len() <= 2 && waiting.live);
+    // Granted, it runs: a later snapshot has no wait left while the run is live.
+    let position = snapshots
+        .iter()
+        .position(|p| p.permission_waits == ["p/2"])
+        .unwrap();
+    assert!(
+        snapshots[position..]
+            .iter()
+            .any(|p| p.live && p.permission_waits.is_empty())
+    );
+    // Counts only grow, and exactly the last snapshot is final and matches the audit.
+    assert!(
+        snapshots
+            .windows(2)
+            .all(|w| w[0].completed <= w[1].completed)
+    );
+    assert_eq!(snapshots.iter().filter(|p| !p.live).count(), 1);
+    let last = snapshots.last().unwrap();
+    assert!(!last.live);
+    assert_eq!((last.completed, last.total), (3, 3));
+    assert!(last.active.is_empty() && last.permission_waits.is_empty());
+    let settled: Vec<(String, Status)> = outcome
+        .calls
+        .iter()
+        .map(|c| (c.id.clone(), c.status))
+        .collect();
+    assert_eq!(audit_of(&last.calls), settled);
+    assert!(settled.iter().all(|(_, status)| *status == Status::Success));
+    // Snapshots serialise for a host's view.
+    let json = serde_json::to_value(last).unwrap();
+    assert_eq!(
+        json["calls"][1],
+        json!({"id": "p/2", "tool": "Probe", "status": "success"})
+    );
+}
+
+#[tokio::test]
+async fn a_denied_permission_wait_settles_in_the_final_snapshot() {
+    let calls = [
+        ("Probe", vec![("value", s("a")), ("ms", Value::Int(500))]),
+        ("Probe", vec![("value", s("refuse"))]),
+    ];
+    let (outcome, snapshots) = with_progress(&calls, "d").await;
+    assert_eq!(outcome.kind, OutcomeKind::Denied);
+    assert!(snapshots.iter().any(|p| p.permission_waits == ["d/2"]));
+    let last = snapshots.last().unwrap();
+    assert!(!last.live);
+    assert_eq!(
+        audit_of(&last.calls),
+        [
+            ("d/1".to_owned(), Status::Cancelled),
+            ("d/2".to_owned(), Status::Denied)
+        ]
+    );
+    assert!(last.permission_waits.is_empty() && last.active.is_empty());
 }

@@ -178,6 +178,7 @@ fn opts(id: &str) -> RunOptions {
     RunOptions {
         id: Some(id.into()),
         cancel: CancelToken::new(),
+        ..RunOptions::default()
     }
 }
 
@@ -472,6 +473,7 @@ fn a_busy_run_does_not_starve_another_runs_tool_calls() {
                 let options = RunOptions {
                     id: Some("busy".into()),
                     cancel: stop,
+                    ..RunOptions::default()
                 };
                 let outcome = runner
                     .run("(let ((n 0)) (while t (setq n (+ n 1))) n)", options)
