@@ -73,8 +73,21 @@ fn expr(call: bool) -> BoxedStrategy<String> {
                 (variable(), inner.clone(), variable(), inner.clone(), inner.clone()).prop_map(
                     |(v, x, w, y, body)| format!("(let (({v} {x}) ({w} {y})) {body})")
                 ),
-                (variable(), inner.clone(), variable(), inner.clone()).prop_map(
-                    |(v, x, w, body)| format!("(let* (({v} {x}) ({w} {v})) {body})")
+                // The second initializer is an arbitrary expression that sees the first
+                // binding: a lambda there captures it (this shape was once an internal
+                // compiler error that the fixed `({w} {v})` initializer never reached).
+                (variable(), inner.clone(), variable(), inner.clone(), inner.clone()).prop_map(
+                    |(v, x, w, y, body)| format!("(let* (({v} {x}) ({w} {y})) {body})")
+                ),
+                (variable(), inner.clone(), variable(), inner.clone(), inner.clone()).prop_map(
+                    |(v, x, w, y, body)| format!(
+                        "(let* (({v} {x}) ({w} (lambda () {y}))) (funcall {w}) {body})"
+                    )
+                ),
+                (variable(), inner.clone(), inner.clone(), inner.clone()).prop_map(
+                    |(v, x, y, z)| format!(
+                        "(let* (({v} {x}) (g (lambda (q) (setq {v} q) {y}))) (funcall g {z}) {v})"
+                    )
                 ),
                 (variable(), inner.clone()).prop_map(|(v, x)| format!("(setq {v} {x})")),
                 (variable(), inner.clone(), variable(), inner.clone())
@@ -94,6 +107,9 @@ fn expr(call: bool) -> BoxedStrategy<String> {
                 (inner.clone(), inner.clone()).prop_map(|(f, x)| format!("(mapcar {f} {x})")),
                 (variable(), inner.clone(), inner.clone()).prop_map(|(v, x, y)| format!(
                     "(let ((g (lambda (q) (setq {v} (list {v} q)) {v}))) (funcall g {x}) (funcall g {y}))"
+                )),
+                (variable(), inner.clone(), inner.clone()).prop_map(|(v, c, y)| format!(
+                    "(cond ({c} (funcall (lambda () (setq {v} {y}) {v}))) (t (list {v})))"
                 )),
                 (inner.clone(), inner.clone()).prop_map(move |(x, y)| if call {
                     format!("(f1 {x} {y})")
@@ -206,6 +222,14 @@ fn reference_and_vm_agree_on_tricky_control() {
         "(let ((x 1)) (let ((f (lambda () x))) (setq x 2) (funcall f)))",
         "(let ((a 1)) (let ((a 2) (b a)) b))",
         "(let* ((a 1) (b (+ a 1))) (list a b))",
+        "(let* ((a 1) (f (lambda () a))) (funcall f))",
+        "(let* ((a) (f (lambda () a))))",
+        "(let* ((a 1) (f (lambda () a))) (setq a 7) (funcall f))",
+        "(let* ((a 1) (b (mapcar (lambda (x) (+ x a)) '(1 2)))) (setq a 5) b)",
+        "(let* ((a 1) (g (lambda (v) (setq a v))) (b (funcall g 9))) (list a b))",
+        "(let* ((n 0) (i 0)) (while (< i 3) (let* ((k i) (f (lambda () (+ n k)))) (setq n (funcall f))) (setq i (+ i 1))) n)",
+        "(defun f (x &optional y) (let* ((z x) (g (lambda () (list x y z)))) (funcall g))) (f 1)",
+        "(let ((x 1)) (let* ((y x) (h (lambda () (setq x (+ x y))))) (funcall h) (funcall h) x))",
         "(cond (nil 1) (7))",
         "(and)",
         "(or nil nil)",

@@ -210,7 +210,11 @@ impl Lowerer<'_> {
                 return self.fail(message);
             }
         };
-        let captured = lambda_symbols(body);
+        // Capture analysis covers every region where a new binding is visible: the body,
+        // and for `let*` every later initializer too. Scanning the whole form (initializers
+        // included, for both forms) is a superset of those regions, so a lambda anywhere a
+        // binding is visible always finds it boxed.
+        let captured = lambda_symbols(args);
         let assigned = assigned_symbols(args, self.interner.lookup("setq"));
         let scope = self.current()?.scope_mark();
         let mut pending: Vec<(Symbol, Reg)> = Vec::new();
