@@ -19,8 +19,8 @@
 //! quoted symbols are strings). Only literals are judged: strings, numbers, `t`, `nil`,
 //! keywords, vectors and quoted data. A symbol or a call in a key position may evaluate to
 //! any key, so after one, no value type and no missing key is judged; a computed value is
-//! never judged. Floats with no fractional part are not judged against `integer`, and
-//! floats are never compared with an `enum`.
+//! never judged. Floats with no fractional part are not judged against `integer`; a float
+//! is outside an `enum` whose numbers are all 64-bit integers of other values.
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
@@ -238,20 +238,19 @@ fn literal<'a>(value: &'a Sexp, interner: &'a Interner, quoted_data: bool) -> Op
     Some(Literal::Json(json))
 }
 
-/// The JSON the runtime converts `literal` to for a property of `types` (`None`: not
-/// judged, the result depends on more than the type).
-fn shape<'a>(literal: Literal<'a>, types: &[JsonType]) -> Option<Json<'a>> {
+/// The JSON the runtime converts `literal` to for a property of `types`.
+fn shape<'a>(literal: Literal<'a>, types: &[JsonType]) -> Json<'a> {
     let wants = |t: JsonType| types.contains(&t);
     match literal {
-        Literal::Nil if wants(JsonType::Boolean) => Some(Json::Bool(false)),
-        Literal::Nil if wants(JsonType::Object) => Some(Json::Object),
-        Literal::Nil if wants(JsonType::Array) => Some(Json::Array),
-        Literal::Nil => Some(Json::Null),
-        // An object type converts a list as a plist (or fails): not judged.
-        Literal::List if wants(JsonType::Object) => None,
-        Literal::List if wants(JsonType::Array) => Some(Json::Array),
-        Literal::List => Some(Json::ArrayOrObject),
-        Literal::Json(json) => Some(json),
+        Literal::Nil if wants(JsonType::Boolean) => Json::Bool(false),
+        Literal::Nil if wants(JsonType::Object) => Json::Object,
+        Literal::Nil if wants(JsonType::Array) => Json::Array,
+        Literal::Nil => Json::Null,
+        // An object type converts a list as a plist, or refuses it at dispatch.
+        Literal::List if wants(JsonType::Object) => Json::Object,
+        Literal::List if wants(JsonType::Array) => Json::Array,
+        Literal::List => Json::ArrayOrObject,
+        Literal::Json(json) => json,
     }
 }
 
@@ -285,12 +284,24 @@ fn outside_enum(json: &Json<'_>, allowed: &[Allowed]) -> bool {
             .iter()
             .any(|a| matches!(a, Allowed::Bool(m) if m == b)),
         Json::Null => !allowed.contains(&Allowed::Null),
-        _ => false,
+        // A float equals no member but a number of the same value; a large integer no
+        // member but a large one.
+        #[allow(clippy::cast_precision_loss)]
+        Json::Float(f) => {
+            !allowed.contains(&Allowed::Other)
+                && !allowed
+                    .iter()
+                    .any(|a| matches!(a, Allowed::Int(m) if *m as f64 == *f))
+        }
+        // A large integer, an array or an object equals no scalar member.
+        Json::BigInt | Json::Array | Json::Object | Json::ArrayOrObject => {
+            !allowed.contains(&Allowed::Other)
+        }
     }
 }
 
 fn judge(name: &str, spec: &ArgSpec, value: &Sexp, interner: &Interner) -> Option<Diagnostic> {
-    let json = shape(literal(value, interner, false)?, &spec.types)?;
+    let json = shape(literal(value, interner, false)?, &spec.types);
     let key = &spec.name;
     if !spec.types.is_empty() && !type_matches(&json, &spec.types) {
         let expected: Vec<String> = spec.types.iter().map(|t| t.phrase().to_owned()).collect();

@@ -196,10 +196,7 @@ fn wider_value() -> impl Strategy<Value = &'static str> {
 
 /// An argument list: mostly `:key value` pairs, sometimes a positional literal, a
 /// computed key or a trailing key.
-fn call(
-    value: impl Strategy<Value = &'static str> + Clone,
-    wider: bool,
-) -> impl Strategy<Value = String> {
+fn call(value: impl Strategy<Value = &'static str>, wider: bool) -> impl Strategy<Value = String> {
     let key = if wider {
         prop::sample::select(vec![":a", ":b", ":c", ":d", ":a", ":b", "k", "\"a\"", "3"]).boxed()
     } else {
