@@ -3,7 +3,7 @@
 //! `ptc run [FILE | -e EXPR]` runs a script against the built-in read-only workspace tools
 //! (Read, Glob, Grep, confined to `--root`) and any `--stub` tools, printing what the model
 //! would see (`--format text`: the result, then any child notes in a `Notes:` block) or one
-//! JSON object (`--format json`, notes in `notes`). `ptc check FILE` runs
+//! JSON object (`--format json`, notes in `notes`). `ptc check [FILE | -e EXPR]` runs
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
 //! the ToolCall description and the tool listing.
 //!
@@ -48,10 +48,14 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// Run the static pipeline only and print every diagnostic.
+    /// Run the static pipeline only and print every diagnostic (FILE, `-` or -e EXPR).
     Check {
         /// The script file; `-` reads standard input.
-        file: String,
+        #[arg(conflicts_with = "expression", required_unless_present = "expression")]
+        file: Option<String>,
+        /// The script text.
+        #[arg(short = 'e', long = "expression", value_name = "EXPR")]
+        expression: Option<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -108,7 +112,11 @@ fn main() -> ExitCode {
             expression,
             common,
         } => run(file.as_deref(), expression, &common),
-        Command::Check { file, common } => check(&file, &common),
+        Command::Check {
+            file,
+            expression,
+            common,
+        } => check(file.as_deref(), expression, &common),
         Command::Describe { common } => describe(&common),
     };
     match result {
@@ -186,12 +194,17 @@ fn read_source(file: &str) -> Result<String, Usage> {
     std::fs::read_to_string(file).map_err(|e| Usage(format!("cannot read {file}: {e}")))
 }
 
+/// The script text and its name for diagnostics, from FILE or -e EXPR.
+fn script(file: Option<&str>, expression: Option<String>) -> Result<(String, String), Usage> {
+    match (file, expression) {
+        (_, Some(expression)) => Ok((expression, "-e".to_owned())),
+        (Some(file), None) => Ok((read_source(file)?, file.to_owned())),
+        (None, None) => Err(Usage("give a FILE or -e EXPR".into())),
+    }
+}
+
 fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Result<ExitCode, Usage> {
-    let (source, _name) = match (file, expression) {
-        (_, Some(expression)) => (expression, "-e".to_owned()),
-        (Some(file), None) => (read_source(file)?, file.to_owned()),
-        (None, None) => return Err(Usage("give a FILE or -e EXPR".into())),
-    };
+    let (source, _name) = script(file, expression)?;
     let limits = limits(common)?;
     let (registry, stubs) = registry(common)?;
     let mut runner = Runner::new(Arc::new(registry))
@@ -289,8 +302,13 @@ fn status_line(progress: &Progress) -> String {
     line
 }
 
-fn check(file: &str, common: &Common) -> Result<ExitCode, Usage> {
-    let source = read_source(file)?;
+fn check(
+    file: Option<&str>,
+    expression: Option<String>,
+    common: &Common,
+) -> Result<ExitCode, Usage> {
+    let (source, file) = script(file, expression)?;
+    let file = file.as_str();
     let limits = limits(common)?;
     let (registry, _stubs) = registry(common)?;
     let diagnostics = ptc_compiler::check(&source, &registry.roster(), &limits);

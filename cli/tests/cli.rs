@@ -518,6 +518,7 @@ fn check_reports_every_diagnostic_and_exit_codes_follow_the_outcome() {
         json!({"start": 1, "end": 11})
     );
     // Usage errors exit 2.
+    assert_eq!(ptc(&["check"]).code, 2);
     assert_eq!(ptc(&["run", "--limit", "steps=lots", "-e", "1"]).code, 2);
     assert_eq!(ptc(&["run", "--stub", "A=frob", "-e", "1"]).code, 2);
     assert_eq!(ptc(&["run", "--standalone", "Nope", "-e", "1"]).code, 2);
@@ -543,7 +544,7 @@ fn describe_prints_the_description_and_listing() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("\n- (Read :file_path \"<file_path>\") — Reads a text file of the workspace, lines numbered like `cat -n`. Optional: :offset :limit.\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("\n- (Read :file_path STRING &optional :offset INTEGER :limit INTEGER) — Reads a text file of the workspace, lines numbered like `cat -n`.\n"), "{}", out.stdout);
     assert!(out.stdout.contains(
         "- (Ask) — Stub tool Ask (text:yes). [standalone-only: must be the entire expression]"
     ));
@@ -556,4 +557,42 @@ fn describe_prints_the_description_and_listing() {
     );
     assert_eq!(code, 1);
     assert_eq!(outcome["error"]["kind"], "preflight");
+}
+
+#[test]
+fn check_takes_an_expression_and_judges_tool_arguments() {
+    let out = ptc(&["check", "-e", "(Read :file_path \"x\")"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    // Every problem at once, each with its caret, before anything runs.
+    let script =
+        "(progn (Read :file_pth \"a\") (Grep :pattern \"x\" :ignore_case \"yes\") (frobnicate))";
+    let out = ptc(&["check", "-e", script]);
+    assert_eq!(out.code, 1);
+    for fragment in [
+        "Read has no argument :file_pth (try :file_path); it accepts: :file_path, :offset, :limit",
+        "Read needs :file_path",
+        "Grep :ignore_case expects a boolean, got the string \"yes\"",
+        "Unknown functions: frobnicate",
+    ] {
+        assert!(out.stderr.contains(fragment), "{fragment}: {}", out.stderr);
+    }
+    let out = ptc(&["check", "--format", "json", "-e", script]);
+    let report: Json = serde_json::from_str(&out.stdout).unwrap();
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["E0320", "E0321", "E0322", "E0301"]);
+    assert_eq!(
+        report["diagnostics"][0]["span"],
+        json!({"start": 13, "end": 22})
+    );
+    // `ptc run` refuses the same script without calling any tool.
+    let out = ptc(&["run", "--format", "json", "-e", script]);
+    assert_eq!(out.code, 1);
+    let outcome: Json = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(outcome["error"]["kind"], "preflight");
+    assert_eq!(outcome["calls"], json!([]));
 }

@@ -19,6 +19,7 @@
 //! | E0306 | atomic-work | `'split-string': an empty separator is forbidden` |
 //! | E0307 | input       | `Script nesting exceeds the depth limit of %d` (a backquote expansion too deep) |
 //! | E02xx | script      | backquote template errors, see [`crate::transform`] |
+//! | E032x | preflight   | a tool call's literal arguments against its contract, see [`crate::preflight_args`] |
 //!
 //! Diagnostics come in walk order (definition bodies in source order, then the body);
 //! the single unknown-functions diagnostic (unknown names once each, in first-seen order,
@@ -30,6 +31,7 @@ use crate::definitions::{DefinitionKind, Definitions};
 use crate::diagnostic::Diagnostic;
 use crate::direct::DirectCall;
 use crate::expand::expanded_depth_limit;
+use crate::preflight_args;
 use crate::roster::Roster;
 use crate::suggest::suggest;
 use crate::tables::{
@@ -269,6 +271,9 @@ impl Walk<'_> {
             tool if self.roster.get(tool).is_some() => {
                 if self.is_standalone(tool) {
                     self.preflight_error("E0304", STANDALONE_MESSAGE.to_owned(), form.span);
+                }
+                if let Some(entry) = self.roster.get(tool) {
+                    preflight_args::check_call(entry, form, items, interner, &mut self.diagnostics);
                 }
                 self.forms(args, inner, interner);
             }

@@ -66,11 +66,8 @@ pub fn convert_args(
         )));
     }
     let properties = schema.get("properties").and_then(Json::as_object);
-    let open = match schema.get("additionalProperties") {
-        None => properties.is_none(),
-        Some(Json::Bool(allowed)) => *allowed,
-        Some(_) => true,
-    };
+    // The same rule the preflight contract states (crate::contract).
+    let open = !crate::contract::is_closed(schema);
     let mut object = Map::new();
     let mut iter = args.iter();
     while let Some(key) = iter.next() {

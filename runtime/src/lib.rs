@@ -7,7 +7,7 @@
 //! batches), and settles with a value, the model-facing text and an audit.
 //!
 //! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
-//! validated JSON), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
+//! validated JSON), [`contract`] (schemas summarised for preflight), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
 //! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
 //! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value),
 //! [`policy`] (permission hook), [`progress`] (live snapshots for the host's view),
@@ -46,6 +46,7 @@ pub mod args;
 pub mod audit;
 pub mod cancel;
 pub mod checkpoint;
+pub mod contract;
 pub mod convert;
 pub mod dispatch;
 pub mod driver;

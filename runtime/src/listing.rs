@@ -1,13 +1,17 @@
 //! What the model is told (dialect notes §14.3, §14.4, §15): the static ToolCall
 //! description and input schema, and the tool listing rendered from the registry.
 //!
-//! The listing gives one calling shape per tool, `(Name :req PLACEHOLDER ...)`, with
-//! required arguments only and placeholders `0` (number, integer), `t` (boolean), `[]`
-//! (array), `'()` (object) or `"<argname>"` (anything else); then the summary (default:
-//! the description's first sentence), the optional argument names, and a mark for
-//! standalone-only tools. The description is static so hosts can cache their prompts.
+//! The listing gives one calling shape per tool, the argument contract preflight checks
+//! ([`crate::contract`]): `(Read :file_path STRING &optional :offset INTEGER :limit
+//! INTEGER)` — required arguments first, then `&optional` ones, each with its JSON type in
+//! capitals (`STRING|NULL` for a union, `ANY` when the schema states none) or its few
+//! `enum` members (`"fast"|"full"`); then the summary (default: the description's first
+//! sentence) and a mark for standalone-only tools. The description is static so hosts can
+//! cache their prompts.
 
+use crate::contract::summarise;
 use crate::tool::{Registry, ToolContract};
+use ptc_compiler::{Allowed, ArgContract, ArgSpec};
 use serde_json::{Value as Json, json};
 
 /// The envelope tool's name.
@@ -64,64 +68,70 @@ pub fn input_schema() -> Json {
     })
 }
 
-/// The placeholder for an argument of `schema` named `name`.
-fn placeholder(name: &str, schema: Option<&Json>) -> String {
-    let kind = match schema.and_then(|s| s.get("type")) {
-        Some(Json::String(t)) => Some(t.as_str()),
-        Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).find(|t| *t != "null"),
-        _ => None,
+/// How many `enum` members a listing spells out before falling back to the type.
+const MAX_LISTED_MEMBERS: usize = 6;
+
+/// The placeholder of one argument: its `enum` members (`"fast"|"full"`) when there are
+/// a few simple ones, else its types (`STRING|NULL`), else `ANY`.
+fn placeholder(spec: Option<&ArgSpec>) -> String {
+    let Some(spec) = spec else {
+        return "ANY".to_owned();
     };
-    match kind {
-        Some("number" | "integer") => "0".to_owned(),
-        Some("boolean") => "t".to_owned(),
-        Some("array") => "[]".to_owned(),
-        Some("object") => "'()".to_owned(),
-        _ => format!("\"<{name}>\""),
+    if let Some(members) = &spec.allowed {
+        let texts: Option<Vec<String>> = members
+            .iter()
+            .map(|m| match m {
+                Allowed::Str(s) => Some(Json::String(s.clone()).to_string()),
+                Allowed::Int(n) => Some(n.to_string()),
+                Allowed::Bool(true) => Some("t".to_owned()),
+                Allowed::Bool(false) => Some(":json-false".to_owned()),
+                Allowed::Null => Some(":null".to_owned()),
+                Allowed::Other => None,
+            })
+            .collect();
+        if let Some(texts) = texts.filter(|t| !t.is_empty() && t.len() <= MAX_LISTED_MEMBERS) {
+            return texts.join("|");
+        }
     }
+    if spec.types.is_empty() {
+        return "ANY".to_owned();
+    }
+    spec.types
+        .iter()
+        .map(|t| t.placeholder())
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
-/// The calling shape of `contract`: `(Name :req PLACEHOLDER ...)`, required arguments
-/// only, in declaration order.
+/// The calling shape of a tool named `name` with argument contract `args`:
+/// `(Read :file_path STRING &optional :offset INTEGER :limit INTEGER)`, required
+/// arguments in the schema's `required` order, then the optional ones in declaration
+/// order.
 #[must_use]
-pub fn calling_shape(contract: &ToolContract) -> String {
-    let mut out = format!("({}", contract.name);
-    let properties = contract
-        .input_schema
-        .get("properties")
-        .and_then(Json::as_object);
-    if let Some(required) = contract
-        .input_schema
-        .get("required")
-        .and_then(Json::as_array)
-    {
-        for name in required.iter().filter_map(Json::as_str) {
-            let schema = properties.and_then(|p| p.get(name));
-            out.push_str(&format!(" :{name} {}", placeholder(name, schema)));
-        }
+pub fn shape_of(name: &str, args: &ArgContract) -> String {
+    let mut out = format!("({name}");
+    for key in &args.required {
+        out.push_str(&format!(" :{key} {}", placeholder(args.arg(key))));
+    }
+    let mut optional = args
+        .args
+        .iter()
+        .filter(|a| !args.is_required(&a.name))
+        .peekable();
+    if optional.peek().is_some() {
+        out.push_str(" &optional");
+    }
+    for spec in optional {
+        out.push_str(&format!(" :{} {}", spec.name, placeholder(Some(spec))));
     }
     out.push(')');
     out
 }
 
-/// The optional argument names of `contract`, in declaration order.
-fn optional_arguments(contract: &ToolContract) -> Vec<String> {
-    let required: Vec<&str> = contract
-        .input_schema
-        .get("required")
-        .and_then(Json::as_array)
-        .map(|r| r.iter().filter_map(Json::as_str).collect())
-        .unwrap_or_default();
-    contract
-        .input_schema
-        .get("properties")
-        .and_then(Json::as_object)
-        .map(|p| {
-            p.keys()
-                .filter(|k| !required.contains(&k.as_str()))
-                .map(|k| format!(":{k}"))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The calling shape of `contract` (see [`shape_of`]).
+#[must_use]
+pub fn calling_shape(contract: &ToolContract) -> String {
+    shape_of(&contract.name, &summarise(&contract.input_schema))
 }
 
 /// One listing line for `contract`.
@@ -132,10 +142,6 @@ pub fn listing_line(contract: &ToolContract) -> String {
         calling_shape(contract),
         contract.summary_text()
     );
-    let optional = optional_arguments(contract);
-    if !optional.is_empty() {
-        line.push_str(&format!(" Optional: {}.", optional.join(" ")));
-    }
     if contract.standalone {
         line.push_str(" [standalone-only: must be the entire expression]");
     }
@@ -162,27 +168,37 @@ mod tests {
     use crate::tool::{ToolRequestCtx, ToolResult};
 
     #[test]
-    fn calling_shapes_use_the_placeholders() {
+    fn calling_shapes_show_argument_types() {
         let contract = ToolContract::new(
-            "TemplateProbe",
-            "Probes. More text.",
-            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            "Read",
+            "Reads. More text.",
+            json!({"type": "object", "properties": {
+                "file_path": {"type": "string"},
+                "offset": {"type": "integer"}, "limit": {"type": "integer"}},
+              "required": ["file_path"]}),
         );
-        assert_eq!(calling_shape(&contract), "(TemplateProbe :path \"<path>\")");
+        assert_eq!(
+            calling_shape(&contract),
+            "(Read :file_path STRING &optional :offset INTEGER :limit INTEGER)"
+        );
         let contract = ToolContract::new(
             "All",
             "Everything",
             json!({"type": "object", "properties": {
                 "n": {"type": "integer"}, "x": {"type": "number"}, "b": {"type": "boolean"},
                 "a": {"type": "array"}, "o": {"type": "object"}, "s": {"type": ["string", "null"]},
-                "opt": {"type": "string"}},
-              "required": ["n", "x", "b", "a", "o", "s"]}),
+                "m": {"enum": ["fast", "full", 2, true, false, null]},
+                "big": {"type": "string", "enum": ["a", "b", "c", "d", "e", "f", "g"]},
+                "mixed": {"type": "number", "enum": [1.5, 2]},
+                "opt": {}},
+              "required": ["n", "x", "b", "a", "o", "s", "missing"]}),
         )
         .standalone(true);
         assert_eq!(
             listing_line(&contract),
-            "- (All :n 0 :x 0 :b t :a [] :o '() :s \"<s>\") — Everything Optional: :opt. \
-             [standalone-only: must be the entire expression]"
+            "- (All :n INTEGER :x NUMBER :b BOOLEAN :a ARRAY :o OBJECT :s STRING|NULL \
+             :missing ANY &optional :m \"fast\"|\"full\"|2|t|:json-false|:null :big STRING \
+             :mixed NUMBER :opt ANY) — Everything [standalone-only: must be the entire expression]"
         );
     }
 

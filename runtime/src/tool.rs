@@ -9,7 +9,8 @@
 //! Invariants:
 //! - Every registered name is a legal guest operator (§14.1) and unique in the registry.
 //! - Every registered input schema compiled into a validator at registration, so a bad
-//!   schema is the host's error at startup, never the guest's at run time.
+//!   schema is the host's error at startup, never the guest's at run time; its argument
+//!   contract ([`crate::contract`]) is summarised once, there too.
 
 use crate::cancel::CancelToken;
 use serde::{Deserialize, Serialize};
@@ -279,6 +280,8 @@ pub struct RegisteredTool {
     pub handler: Arc<dyn ToolHandler>,
     /// Its compiled argument validator.
     pub validator: Arc<jsonschema::Validator>,
+    /// Its argument contract, summarised from the schema for preflight.
+    pub args: Arc<ptc_compiler::ArgContract>,
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -359,11 +362,13 @@ impl Registry {
                 message: error.to_string(),
             }
         })?;
+        let args = Arc::new(crate::contract::summarise(&contract.input_schema));
         self.index.insert(contract.name.clone(), self.tools.len());
         self.tools.push(RegisteredTool {
             contract,
             handler,
             validator: Arc::new(validator),
+            args,
         });
         Ok(self)
     }
@@ -379,7 +384,7 @@ impl Registry {
         self.tools.iter()
     }
 
-    /// The roster the compiler sees: names and standalone flags.
+    /// The roster the compiler sees: names, standalone flags and argument contracts.
     #[must_use]
     pub fn roster(&self) -> ptc_compiler::Roster {
         ptc_compiler::Roster {
@@ -389,6 +394,7 @@ impl Registry {
                 .map(|t| ptc_compiler::RosterTool {
                     name: t.contract.name.clone(),
                     standalone: t.contract.standalone,
+                    args: Some(t.args.clone()),
                 })
                 .collect(),
         }

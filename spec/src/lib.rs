@@ -116,6 +116,26 @@ pub struct ToolStub {
     /// The stub behaviour, see [`Behaviour::parse`]; default `name`.
     #[serde(default = "default_behaviour")]
     pub behaviour: String,
+    /// The tool's JSON Schema as JSON text: the runner registers it with the runtime, so
+    /// preflight judges arguments by its contract and dispatch validates them.
+    #[serde(default)]
+    pub schema: Option<String>,
+}
+
+impl ToolStub {
+    /// The parsed schema, if the stub declares one.
+    ///
+    /// # Errors
+    /// A message naming the invalid JSON.
+    pub fn schema_json(&self) -> Result<Option<serde_json::Value>, String> {
+        self.schema
+            .as_deref()
+            .map(|text| {
+                serde_json::from_str(text)
+                    .map_err(|e| format!("tool `{}`: invalid schema JSON: {e}", self.name))
+            })
+            .transpose()
+    }
 }
 
 fn default_behaviour() -> String {
@@ -227,6 +247,10 @@ impl Case {
             .map_err(|e| format!("case `{}`: {e}", self.name))?;
         self.behaviours()
             .map_err(|e| format!("case `{}`: {e}", self.name))?;
+        for tool in &self.tools {
+            tool.schema_json()
+                .map_err(|e| format!("case `{}`: {e}", self.name))?;
+        }
         Ok(())
     }
 }

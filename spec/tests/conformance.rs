@@ -7,6 +7,7 @@
 //! reported as failures.
 
 use ptc_compiler::{Roster, compile};
+use ptc_runtime::{Registry, ToolContract, ToolRequestCtx, ToolResult};
 use ptc_spec::{Behaviour, Case, conformance_dir, load_corpus};
 use ptc_vm::print::{Style, to_string};
 use ptc_vm::{Machine, Step, ToolRequest, Value};
@@ -33,6 +34,9 @@ fn roster(case: &Case) -> Roster {
     let mut roster = Roster::new();
     for tool in &case.tools {
         roster = roster.tool(tool.name.clone());
+        if let Ok(Some(schema)) = tool.schema_json() {
+            roster = roster.with_args(ptc_runtime::contract::summarise(&schema));
+        }
     }
     for name in &case.standalone {
         roster = roster.standalone(name.clone());
@@ -40,10 +44,39 @@ fn roster(case: &Case) -> Roster {
     roster
 }
 
+/// The tools that declare a schema, registered with the runtime for argument validation.
+fn schema_registry(case: &Case) -> Result<Registry, String> {
+    let mut registry = Registry::new();
+    for tool in &case.tools {
+        if let Some(schema) = tool.schema_json()? {
+            registry
+                .register(
+                    ToolContract::new(tool.name.clone(), "", schema),
+                    |_r: ToolRequestCtx| async { ToolResult::text("") },
+                )
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(registry)
+}
+
 /// The runtime's schema-less argument conversion: `:key value` pairs to a JSON object.
 /// Errors carry the original driver's messages.
-fn convert_args(machine: &Machine, request: &ToolRequest) -> Result<Json, String> {
+fn convert_args(
+    machine: &Machine,
+    registry: &Registry,
+    request: &ToolRequest,
+) -> Result<Json, String> {
     let name = &*request.tool;
+    if let Some(tool) = registry.get(name) {
+        return ptc_runtime::args::prepare(
+            tool,
+            &request.args,
+            machine.symbols(),
+            machine.limits(),
+        )
+        .map_err(|e| e.0);
+    }
     let items = request
         .args
         .list_to_vec()
@@ -71,6 +104,7 @@ fn convert_args(machine: &Machine, request: &ToolRequest) -> Result<Json, String
 fn answer(
     machine: &mut Machine,
     behaviours: &[(String, Behaviour)],
+    registry: &Registry,
     request: &ToolRequest,
 ) -> Result<Result<Value, String>, ptc_vm::Error> {
     let name = &*request.tool;
@@ -81,7 +115,7 @@ fn answer(
     if let Behaviour::Deny(reason) = &behaviour {
         return Ok(Err(reason.clone()));
     }
-    let args = match convert_args(machine, request) {
+    let args = match convert_args(machine, registry, request) {
         Ok(args) => args,
         Err(message) => return Ok(Ok(machine.error_value(&format!("Error: {message}")))),
     };
@@ -124,6 +158,7 @@ fn denied(tool: &str, reason: &str, batch: bool) -> Outcome {
 fn run(case: &Case) -> Result<Run, String> {
     let limits = case.limits()?;
     let behaviours = case.behaviours()?;
+    let registry = schema_registry(case)?;
     let compiled = match compile(&case.script, &roster(case), &limits) {
         Ok(compiled) => compiled,
         Err(diagnostics) => {
@@ -178,7 +213,7 @@ fn run(case: &Case) -> Result<Run, String> {
             }
             Step::Tool(request) => {
                 calls.push(request.tool.to_string());
-                match answer(&mut machine, &behaviours, &request) {
+                match answer(&mut machine, &behaviours, &registry, &request) {
                     Ok(Ok(value)) => machine.resume_tool(value),
                     Ok(Err(reason)) => {
                         return Ok(Run {
@@ -201,7 +236,7 @@ fn run(case: &Case) -> Result<Run, String> {
                 let mut denial = None;
                 for request in &requests {
                     calls.push(request.tool.to_string());
-                    match answer(&mut machine, &behaviours, request) {
+                    match answer(&mut machine, &behaviours, &registry, request) {
                         Ok(Ok(value)) => results.push(value),
                         Ok(Err(reason)) => {
                             denial.get_or_insert((request.tool.to_string(), reason));
