@@ -44,6 +44,7 @@
 
 pub mod args;
 pub mod audit;
+pub mod cache;
 pub mod cancel;
 pub mod checkpoint;
 pub mod convert;
