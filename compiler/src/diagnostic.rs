@@ -66,3 +66,96 @@ impl Diagnostic {
         Error::new(self.kind, self.message.clone()).with_span(self.span)
     }
 }
+
+impl std::fmt::Display for Diagnostic {
+    /// `CODE: message`, e.g. `E0101: Unknown functions: frob`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// Every diagnostic of one rejected script, with the source they point into, so a host
+/// can `?` a compile failure and still render carets ([`Diagnostics::render`]).
+///
+/// Invariant: never empty when produced by the pipeline (a rejected script has at least
+/// one diagnostic).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostics {
+    /// The diagnostics, in the order the pipeline found them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The script they describe.
+    #[serde(skip)]
+    pub source: std::sync::Arc<str>,
+}
+
+impl Diagnostics {
+    /// `diagnostics` about `source`.
+    #[must_use]
+    pub fn new(source: impl Into<std::sync::Arc<str>>, diagnostics: Vec<Diagnostic>) -> Self {
+        Diagnostics {
+            diagnostics,
+            source: source.into(),
+        }
+    }
+
+    /// The first diagnostic: the one whose kind the run's error takes.
+    #[must_use]
+    pub fn first(&self) -> Option<&Diagnostic> {
+        self.diagnostics.first()
+    }
+
+    /// The caret text (source excerpts with carets under each span), as `ptc check`
+    /// prints it; `name` labels the source (a file name, or `expression`).
+    #[must_use]
+    pub fn render(&self, name: &str) -> String {
+        crate::render::render(&self.source, name, &self.diagnostics)
+    }
+
+    /// How many there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.diagnostics.len()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.diagnostics.is_empty()
+    }
+
+    /// The diagnostics, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.diagnostics.iter()
+    }
+}
+
+impl std::fmt::Display for Diagnostics {
+    /// The plain messages, one per line (`CODE: message`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, diagnostic) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{diagnostic}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.diagnostics
+            .first()
+            .map(|d| d as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.diagnostics.iter()
+    }
+}

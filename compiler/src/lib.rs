@@ -29,6 +29,6 @@ pub mod token;
 pub mod transform;
 
 pub use compile::{Compiled, check, compile};
-pub use diagnostic::Diagnostic;
+pub use diagnostic::{Diagnostic, Diagnostics};
 pub use reader::{read, read_script};
 pub use roster::{Allowed, ArgContract, ArgSpec, JsonType, Roster, RosterTool};

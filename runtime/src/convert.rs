@@ -13,7 +13,8 @@ use serde_json::Value as Json;
 pub const MAX_JSON_DEPTH: usize = ptc_vm::json::JSON_DEPTH;
 
 /// Why a value did not convert. The message is model-facing, without `Error: `.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct ConvertError(pub String);
 
 /// The JSON key of a keyword: its name without the colon.

@@ -44,6 +44,7 @@
 
 pub mod args;
 pub mod audit;
+pub mod cache;
 pub mod cancel;
 pub mod checkpoint;
 pub mod contract;
@@ -54,7 +55,10 @@ pub mod listing;
 pub mod outcome;
 pub mod policy;
 pub mod progress;
+pub mod provider;
 pub mod tool;
+#[cfg(feature = "typed")]
+pub mod typed;
 
 pub use audit::{AuditRecord, Status};
 pub use cancel::CancelToken;
@@ -63,7 +67,11 @@ pub use driver::{RunOptions, Runner, expression_of, run};
 pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats};
 pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
 pub use progress::{CallProgress, Progress, ProgressSink};
+#[cfg(feature = "typed")]
+pub use schemars;
 pub use tool::{
     BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
     ToolRequestCtx, ToolResult,
 };
+#[cfg(feature = "typed")]
+pub use typed::schema_of;

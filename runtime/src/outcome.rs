@@ -7,7 +7,7 @@
 
 use crate::audit::AuditRecord;
 use crate::tool::ToolResult;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
 /// The ToolCall's max result size, in characters (dialect notes §8.2, §14.3): the
@@ -36,8 +36,9 @@ pub fn cap_text(text: String) -> String {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum OutcomeKind {
     /// The script finished with a value (or a direct call succeeded).
     Completed,
@@ -67,7 +68,7 @@ impl OutcomeKind {
 }
 
 /// A failed run's typed error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutcomeError {
     /// The dialect's error kind (`step`, `preflight`, ...), or `denied`, `interrupted`,
     /// `tool-error`, `checkpoint`, `arguments`.
@@ -77,7 +78,7 @@ pub struct OutcomeError {
 }
 
 /// Counters of one run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunStats {
     /// Fuel units used.
     pub fuel_used: u64,
@@ -87,12 +88,15 @@ pub struct RunStats {
     pub elapsed_ms: u64,
 }
 
-/// A settled run.
-#[derive(Debug, Clone)]
+/// A settled run. Serialises (serde) to exactly the object `ptc run --format json` prints:
+/// `id`, `outcome`, `text`, `value`, `error`, `direct`, `calls`, `notes`, `stats`, and
+/// `result` (a direct call's own result, without media payload bytes) when there is one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     /// The envelope id.
     pub id: String,
     /// How it ended.
+    #[serde(rename = "outcome")]
     pub kind: OutcomeKind,
     /// What the model sees: the final value rendered (strings verbatim, other values
     /// printed Lisp-style), a direct call's own text, or `Error: ...` plus a partial audit.
@@ -103,14 +107,16 @@ pub struct Outcome {
     pub error: Option<OutcomeError>,
     /// The tool's name when the script was a provably direct call.
     pub direct: Option<String>,
-    /// A direct call's own result (content, media, structured content), untouched.
-    pub direct_result: Option<ToolResult>,
     /// One record per nested call, in dispatch order.
     pub calls: Vec<AuditRecord>,
     /// Context and repair notes from every child, in arrival order.
+    #[serde(default)]
     pub notes: Vec<String>,
     /// Counters.
     pub stats: RunStats,
+    /// A direct call's own result (content, media, structured content), untouched.
+    #[serde(rename = "result", default, skip_serializing_if = "Option::is_none")]
+    pub direct_result: Option<ToolResult>,
 }
 
 impl Outcome {
@@ -138,21 +144,12 @@ impl Outcome {
         out
     }
 
-    /// The single JSON object of `ptc run --format json`: `outcome`, `text`, `value`,
-    /// `error`, `direct`, `calls`, `notes`, `stats`.
+    /// The single JSON object of `ptc run --format json`: `id`, `outcome`, `text`,
+    /// `value`, `error`, `direct`, `calls`, `notes`, `stats`, and `result` for a direct
+    /// call (the same object as the `Serialize` impl).
     #[must_use]
     pub fn to_json(&self) -> Json {
-        json!({
-            "id": self.id,
-            "outcome": self.kind.as_str(),
-            "text": self.text,
-            "value": self.value,
-            "error": self.error,
-            "direct": self.direct,
-            "calls": self.calls,
-            "notes": self.notes,
-            "stats": self.stats,
-        })
+        serde_json::to_value(self).unwrap_or_else(|error| json!({"error": error.to_string()}))
     }
 }
 
@@ -176,5 +173,45 @@ mod tests {
         );
         let kept = MAX_RESULT_CHARS - notice.chars().count();
         assert_eq!(capped.strip_suffix(notice), Some("é".repeat(kept).as_str()));
+    }
+
+    #[test]
+    fn outcomes_round_trip_through_their_json_object() {
+        use crate::audit::Status;
+        let mut record = AuditRecord::new("ptc-7", 1, "Read", Status::Success);
+        record.preview = Some("hello".into());
+        let outcome = Outcome {
+            id: "ptc-7".into(),
+            kind: OutcomeKind::Completed,
+            text: "hello".into(),
+            value: Some(json!("hello")),
+            error: None,
+            direct: Some("Read".into()),
+            calls: vec![record],
+            notes: vec!["n".into()],
+            stats: RunStats {
+                fuel_used: 3,
+                tool_calls: 1,
+                elapsed_ms: 0,
+            },
+            direct_result: Some(ToolResult::text("hello")),
+        };
+        let object = outcome.to_json();
+        let keys: Vec<&str> = object
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "id", "outcome", "text", "value", "error", "direct", "calls", "notes", "stats",
+                "result"
+            ]
+        );
+        assert_eq!(object["outcome"], "completed");
+        let back: Outcome = serde_json::from_value(object).unwrap();
+        assert_eq!(back, outcome);
     }
 }

@@ -143,13 +143,14 @@ pub struct ToolResult {
     /// Content blocks, in order.
     pub content: Vec<Content>,
     /// Structured JSON content; when present it is what the guest receives.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<serde_json::Value>,
     /// The tool ran but failed; the guest receives `(:error "TEXT")`.
+    #[serde(default)]
     pub is_error: bool,
     /// Hook context and repair notes; carried into the outer result even when the script
     /// discards this call's value.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 
