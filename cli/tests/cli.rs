@@ -327,7 +327,7 @@ fn schema_errors_are_guest_error_values() {
         "--root",
         root,
         "-e",
-        "(list (Read :path \"x\") (Read :file_path 12) (Read :file_path))",
+        "(let ((k :path) (n 12) (f :file_path)) (list (Read k \"x\") (Read :file_path n) (Read f)))",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
@@ -337,11 +337,19 @@ fn schema_errors_are_guest_error_values() {
          (:error \"Error: Read: argument :file_path has no value\"))\n"
     );
     // A malformed direct call is a tool error with the conversion message.
-    let out = ptc(&["run", "--root", root, "-e", "(Read :path \"x\")"]);
+    let out = ptc(&["run", "--root", root, "-e", "(Read (car '(:path)) \"x\")"]);
     assert_eq!(out.code, 1);
     assert_eq!(
         out.stdout,
         "Error: Read has no argument `path'; it accepts: file_path, offset, limit\n"
+    );
+    // Literal arguments are judged by preflight instead, before anything runs.
+    let out = ptc(&["run", "--root", root, "-e", "(Read :path \"x\")"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout,
+        "Error: Read has no argument :path; it accepts: :file_path, :offset, :limit\n\
+         Read needs :file_path\n"
     );
 }
 

@@ -501,25 +501,26 @@ fn a_busy_run_does_not_starve_another_runs_tool_calls() {
 async fn argument_conversion_errors_are_guest_values_with_the_original_messages() {
     let probes = Arc::new(Probes::default());
     let runner = runner(&probes, Limits::default());
+    // Computed arguments reach dispatch (literal ones are judged by preflight, below).
     for (call, message) in [
         (
-            "(Read \"a.rs\" 1)",
+            "(Read (car '(\"a.rs\")) 1)",
             "Read: arguments must be :keyword value pairs",
         ),
         (
-            "(Read :file_path)",
+            "(Read (car '(:file_path)))",
             "Read: argument :file_path has no value",
         ),
         (
-            "(Read :file_path \"a\" :limit)",
+            "(Read :file_path \"a\" (car '(:limit)))",
             "Read: argument :limit has no value",
         ),
         (
-            "(Read :path \"a.rs\")",
+            "(Read (car '(:path)) \"a.rs\")",
             "Read has no argument `path'; it accepts: file_path, limit",
         ),
         (
-            "(Read :file_path \"a\" :limit \"ten\")",
+            "(Read :file_path \"a\" :limit (car '(\"ten\")))",
             "Read: argument limit: \"ten\" is not of type \"integer\"",
         ),
     ] {
@@ -538,6 +539,33 @@ async fn argument_conversion_errors_are_guest_values_with_the_original_messages(
         assert_eq!(outcome.kind, OutcomeKind::ToolError, "{call}");
         assert_eq!(outcome.text, format!("Error: {message}"));
         assert_eq!(outcome.error.unwrap().message, message);
+    }
+    // The same mistakes written as literals are refused before anything runs.
+    for (call, message) in [
+        (
+            "(Read \"a.rs\" 1)",
+            "Read: arguments must be :keyword value pairs; \"a.rs\" is not a keyword (try :file_path \"a.rs\")",
+        ),
+        (
+            "(Read :file_path)",
+            "Read: argument :file_path has no value",
+        ),
+        (
+            "(Read :path \"a.rs\")",
+            "Read has no argument :path; it accepts: :file_path, :limit",
+        ),
+        (
+            "(Read :file_path \"a\" :limit \"ten\")",
+            "Read :limit expects an integer, got the string \"ten\"",
+        ),
+    ] {
+        for script in [format!("(list {call})"), call.to_owned()] {
+            let outcome = runner.run(&script, opts("p")).await;
+            assert_eq!(outcome.kind, OutcomeKind::ScriptError, "{script}");
+            assert_eq!(outcome.error.as_ref().unwrap().kind, "preflight");
+            assert_eq!(outcome.text, format!("Error: {message}"), "{script}");
+            assert!(outcome.calls.is_empty());
+        }
     }
     assert_eq!(probes.dispatched.load(Ordering::SeqCst), 0);
     // A closure never crosses the tool boundary: the script fails before dispatch.
