@@ -1,69 +1,36 @@
-//! A cloneable cancellation handle.
+//! Cancellation: tokio-util's [`CancellationToken`](tokio_util::sync::CancellationToken),
+//! under the name the runtime's API uses.
 //!
-//! The host keeps one [`CancelToken`] per run and calls [`CancelToken::cancel`] to
-//! interrupt it; handlers receive child tokens so a denial, timeout or interruption can ask
-//! a running tool to stop. Cancelling is idempotent and never blocks.
+//! The host keeps one [`CancelToken`] per run and calls `cancel()` to interrupt it; each
+//! nested call's handler receives a child token (`child_token()`), so a denial, timeout,
+//! the overall deadline or the host's interruption can ask a running tool to stop, and a
+//! handler that `select!`s on `cancelled()` sees it. Cancelling is idempotent and never
+//! blocks; cancelling a child never cancels its parent.
 //!
 //! Invariant: once cancelled, a token stays cancelled, and every waiter — present or
 //! future — is released.
 
-use std::sync::Arc;
-use tokio::sync::watch;
-
-/// A handle that can be cancelled once and awaited any number of times.
-#[derive(Debug, Clone)]
-pub struct CancelToken {
-    sender: Arc<watch::Sender<bool>>,
-}
-
-impl Default for CancelToken {
-    fn default() -> Self {
-        CancelToken::new()
-    }
-}
-
-impl CancelToken {
-    /// A fresh, uncancelled token.
-    #[must_use]
-    pub fn new() -> Self {
-        let (sender, _receiver) = watch::channel(false);
-        CancelToken {
-            sender: Arc::new(sender),
-        }
-    }
-
-    /// Cancels the token, releasing every waiter.
-    pub fn cancel(&self) {
-        self.sender.send_replace(true);
-    }
-
-    /// Whether the token was cancelled.
-    #[must_use]
-    pub fn is_cancelled(&self) -> bool {
-        *self.sender.borrow()
-    }
-
-    /// Resolves once the token is cancelled (at once if it already is).
-    pub async fn cancelled(&self) {
-        let mut receiver = self.sender.subscribe();
-        // The sender lives in `self`, so the channel cannot close while we wait.
-        let _ = receiver.wait_for(|cancelled| *cancelled).await;
-    }
-}
+pub use tokio_util::sync::CancellationToken as CancelToken;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn cancellation_releases_waiters() {
+    async fn cancellation_releases_waiters_and_reaches_children() {
         let token = CancelToken::new();
         assert!(!token.is_cancelled());
+        let child = token.child_token();
         let clone = token.clone();
         let waiter = tokio::spawn(async move { clone.cancelled().await });
+        let child_waiter = tokio::spawn(async move { child.cancelled().await });
         token.cancel();
         waiter.await.unwrap();
+        child_waiter.await.unwrap();
         assert!(token.is_cancelled());
         token.cancelled().await;
+        let other = CancelToken::new();
+        other.child_token().cancel();
+        assert!(!other.is_cancelled());
     }
 }
