@@ -10,7 +10,8 @@
 //!   the runtime's handle, so a handler that blocks its thread cannot stop the driver's
 //!   timers, other calls, or cancellation. Once its call's token is cancelled (timeout,
 //!   denial, interrupt, deadline) the driver stops waiting for it at once; the handler's
-//!   future is dropped at its next await (the driver waits up to [`CANCEL_GRACE`] for that,
+//!   future is polled once more, so a handler that `select!`s on its token runs its cancel
+//!   branch (its answer is discarded), and is then dropped at its next await (the driver waits up to [`CANCEL_GRACE`] for that,
 //!   so a cooperative handler never outlives its run), and a thread stuck in a blocking
 //!   call is abandoned (it ends when that call returns; its answer is discarded).
 //! - With [`Isolation::Inline`] the handler's future is polled on the driver's task: cheaper,
@@ -86,13 +87,21 @@ async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildE
         Ok(future) => future,
         Err(payload) => return ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))),
     };
-    tokio::select! {
+    let mut future = AssertUnwindSafe(future).catch_unwind();
+    let result = tokio::select! {
         biased;
-        () = cancel.cancelled() => ChildEnd::Cancelled,
-        result = AssertUnwindSafe(future).catch_unwind() => match result {
-            Ok(result) => ChildEnd::Finished(result),
-            Err(payload) => ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))),
-        },
+        result = &mut future => result,
+        () = cancel.cancelled() => {
+            // The token fires before the future is dropped, and the future is polled once
+            // more: a handler that selects on its token runs its cancel branch (up to its
+            // next await). Nothing it answers is used.
+            let _ = futures::poll!(&mut future);
+            return ChildEnd::Cancelled;
+        }
+    };
+    match result {
+        Ok(result) => ChildEnd::Finished(result),
+        Err(payload) => ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))),
     }
 }
 

@@ -1,0 +1,75 @@
+//! What an embedder relies on beyond the run loop: cancellation that reaches handlers,
+//! typed tools end to end, errors that `?` into `Box<dyn Error>`.
+
+use ptc_runtime::{
+    CancelToken, Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult,
+};
+use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_handler_that_selects_on_its_token_sees_the_hosts_cancel() {
+    let saw_cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&saw_cancel);
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new("Slow", "Waits.", json!({"type": "object"})),
+            move |request: ToolRequestCtx| {
+                let flag = Arc::clone(&flag);
+                async move {
+                    tokio::select! {
+                        () = request.cancel.cancelled() => {
+                            flag.store(true, Ordering::SeqCst);
+                            ToolResult::error("stopped")
+                        }
+                        () = tokio::time::sleep(Duration::from_secs(30)) => ToolResult::text("late"),
+                    }
+                }
+            },
+        )
+        .unwrap();
+    let runner = Runner::new(Arc::new(registry));
+    let cancel = CancelToken::new();
+    let options = RunOptions {
+        cancel: cancel.clone(),
+        ..RunOptions::default()
+    };
+    let outcome = runtime().block_on(async {
+        let run = runner.run("(list (Slow) 1)", options);
+        let stop = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            cancel.cancel();
+        };
+        let (outcome, ()) = tokio::join!(run, stop);
+        outcome
+    });
+    assert_eq!(outcome.kind.as_str(), "interrupted");
+    assert!(
+        saw_cancel.load(Ordering::SeqCst),
+        "the handler never saw its token fire"
+    );
+}
+
+#[test]
+fn compile_errors_are_std_errors() -> Result<(), Box<dyn std::error::Error>> {
+    let limits = ptc_vm::Limits::default();
+    let roster = ptc_compiler::Roster::new();
+    let diagnostics = match ptc_compiler::compile("(frob 1)", &roster, &limits) {
+        Ok(_) => return Err("frob compiled".into()),
+        Err(diagnostics) => ptc_compiler::Diagnostics::new("(frob 1)", diagnostics),
+    };
+    let error: Box<dyn std::error::Error> = Box::new(diagnostics.clone());
+    assert!(error.to_string().contains("frob"), "{error}");
+    assert!(diagnostics.render("expression").contains("1 │ (frob 1)"));
+    Ok(())
+}
