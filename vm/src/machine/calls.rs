@@ -1,0 +1,309 @@
+//! Calls and frames: entering script functions (exact, optional and rest parameters,
+//! tail calls), returning, resolving callable values, and calling primitives with the
+//! dialect's operand accounting.
+//!
+//! Invariants: the frame stack never exceeds the stack budget; a new window starts just
+//! past the caller's registers and the register file only grows during a run; a
+//! primitive's work, fresh structure and result size are charged before its value is used.
+
+use super::dispatch::{Flow, put};
+use super::fuel::step_budget;
+use super::tools::closure_boundary;
+use super::{Args, Frame, Machine, internal};
+use crate::error::{Error, ErrorKind, Result};
+use crate::json::check_weight;
+use crate::limits::Limits;
+use crate::prims::{PRIMITIVES, PrimCtx};
+use crate::print::{self, Style};
+use crate::program::{Callable, Function, Program};
+use crate::value::{Closure, Value, Weight};
+use std::sync::Arc;
+
+impl Machine {
+    /// Calls a primitive with the operand accounting of the dialect: arity, the value budget
+    /// of the argument list with shared structure counted per use, the call, then the
+    /// primitive's work (fuel), its fresh structure (retained) and its result's size.
+    pub(super) fn primitive(&mut self, index: usize, args: &[Value]) -> Result<Value> {
+        let prim = PRIMITIVES
+            .get(index)
+            .ok_or_else(|| internal("primitive index"))?;
+        if !prim.accepts(args.len()) {
+            return Err(Error::script(format!(
+                "Wrong number of arguments: {}, {}",
+                prim.name,
+                args.len()
+            )));
+        }
+        let total = args.iter().fold(Weight::leaf(0), |w, a| w.plus(a.weight()));
+        check_weight(total, &self.limits)?;
+        let mut ctx = PrimCtx::new(&self.limits, &mut self.symbols).with_regexps(&mut self.regexps);
+        let result = (prim.run)(&mut ctx, args);
+        let (work, allocated) = (ctx.work(), ctx.allocated());
+        self.stats.fuel_used = self.stats.fuel_used.saturating_add(work);
+        let value = result?;
+        if self.metered && self.stats.fuel_used > self.limits.steps {
+            return Err(step_budget(&self.limits, self.stats.fuel_used));
+        }
+        self.charge_retained(allocated)?;
+        check_weight(value.weight(), &self.limits)?;
+        Ok(value)
+    }
+
+    /// What a callable value names, or the dialect's error for a value that is not one.
+    pub(super) fn resolve_callable(&self, program: &Program, value: &Value) -> Result<Target> {
+        match value {
+            Value::Closure(closure) => Ok(Target::Closure(Arc::clone(closure))),
+            Value::Sym(symbol) => match program.callable(*symbol) {
+                Some(Callable::Function(f)) => Ok(Target::Function(f.as_usize())),
+                Some(Callable::Primitive(p)) => Ok(Target::Primitive(p.as_usize())),
+                Some(Callable::Tool(t)) => Ok(Target::Tool(t.as_usize())),
+                Some(Callable::Macro) => Err(Error::script(format!(
+                    "Macro {} cannot be used as a function value",
+                    self.symbols.name(*symbol)
+                ))),
+                None => Err(Error::script(format!(
+                    "Void or forbidden function: {}",
+                    self.symbols.name(*symbol)
+                ))),
+            },
+            Value::Nil => Err(Error::script("Void or forbidden function: nil")),
+            Value::T => Err(Error::script("Void or forbidden function: t")),
+            other => Err(Error::script(format!(
+                "Not callable: {}",
+                print::to_string(other, Style::Prin1, &self.symbols)
+            ))),
+        }
+    }
+
+    pub(super) fn call_value(
+        &mut self,
+        program: &Program,
+        callee: &Value,
+        args: Args,
+        ret: usize,
+        pc: usize,
+    ) -> Result<Flow> {
+        match self.resolve_callable(program, callee)? {
+            Target::Closure(closure) => {
+                let func = closure.function as usize;
+                self.enter(program, func, Some(closure), args, ret, pc)?;
+                Ok(Flow::Enter)
+            }
+            Target::Function(func) => {
+                self.enter(program, func, None, args, ret, pc)?;
+                Ok(Flow::Enter)
+            }
+            Target::Primitive(prim) => {
+                let value = self.primitive(prim, &args)?;
+                *self
+                    .regs
+                    .get_mut(ret)
+                    .ok_or_else(|| internal("result register"))? = value;
+                Ok(Flow::Next)
+            }
+            Target::Tool(tool) => {
+                let span = self.current_span(program, pc);
+                self.call_tool(program, tool, args, ret, span)
+            }
+        }
+    }
+
+    /// Makes the register file at least `len` long. The file only grows during a run:
+    /// a returning frame leaves its registers as they are, and the lowering writes every
+    /// register before reading it, so stale values are never observed. They only delay
+    /// the release of values whose allocation was already charged to the retained budget.
+    #[inline(always)]
+    pub(super) fn ensure_registers(&mut self, len: usize) {
+        if self.regs.len() < len {
+            self.regs.resize(len, Value::Nil);
+        }
+    }
+
+    /// Binds `args` to `func`'s parameters in a new window at `base`.
+    pub(super) fn bind(&mut self, func: &Function, base: usize, args: Args) -> Result<()> {
+        let required = usize::from(func.required);
+        let optional = usize::from(func.optional);
+        let given = args.len();
+        if given < required || (!func.rest && given > required + optional) {
+            return Err(arity_error(func, given));
+        }
+        self.ensure_registers(base + usize::from(func.registers));
+        let mut args = args.into_iter();
+        for slot in 0..required + optional {
+            let value = args.next().unwrap_or(Value::Nil);
+            if !put(&mut self.regs, base + slot, value) {
+                return Err(internal("parameter window"));
+            }
+        }
+        if func.rest {
+            let rest: Vec<Value> = args.collect();
+            self.charge_retained(rest.len() as u64)?;
+            let list = Value::list(rest);
+            *self
+                .regs
+                .get_mut(base + required + optional)
+                .ok_or_else(|| internal("rest register"))? = list;
+        }
+        Ok(())
+    }
+
+    pub(super) fn enter(
+        &mut self,
+        program: &Program,
+        func: usize,
+        closure: Option<Arc<Closure>>,
+        args: Args,
+        ret: usize,
+        pc: usize,
+    ) -> Result<()> {
+        let callee = program
+            .functions
+            .get(func)
+            .ok_or_else(|| internal("function index"))?;
+        if self.frames.len() as u64 >= self.limits.stack_depth {
+            return Err(Error::new(
+                ErrorKind::Stack,
+                format!(
+                    "Script exceeded its stack budget of {} frames; recursion is too deep",
+                    self.limits.stack_depth
+                ),
+            ));
+        }
+        let top = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| internal("no caller"))?;
+        top.pc = pc;
+        let caller = program
+            .functions
+            .get(top.func)
+            .ok_or_else(|| internal("caller"))?;
+        let base = top.base + usize::from(caller.registers);
+        self.bind(callee, base, args)?;
+        self.frames.push(Frame {
+            func,
+            pc: 0,
+            base,
+            ret,
+            closure,
+        });
+        Ok(())
+    }
+
+    /// Enters `func` (exact arity, no optional or rest parameters) copying the arguments
+    /// straight from the caller's block into the new window.
+    pub(super) fn enter_direct(
+        &mut self,
+        program: &Program,
+        func: usize,
+        args: usize,
+        argc: u8,
+        ret: usize,
+        pc: usize,
+    ) -> Result<()> {
+        let callee = program
+            .functions
+            .get(func)
+            .ok_or_else(|| internal("function index"))?;
+        if self.frames.len() as u64 >= self.limits.stack_depth {
+            return Err(stack_budget(&self.limits));
+        }
+        let top = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| internal("no caller"))?;
+        top.pc = pc;
+        let caller = program
+            .functions
+            .get(top.func)
+            .ok_or_else(|| internal("caller"))?;
+        let base = top.base + usize::from(caller.registers);
+        self.ensure_registers(base + usize::from(callee.registers));
+        let argc = usize::from(argc);
+        let (below, window) = self.regs.split_at_mut(base);
+        let source = below
+            .get(args..args + argc)
+            .ok_or_else(|| internal("argument block out of range"))?;
+        window
+            .get_mut(..argc)
+            .ok_or_else(|| internal("parameter window"))?
+            .clone_from_slice(source);
+        self.frames.push(Frame {
+            func,
+            pc: 0,
+            base,
+            ret,
+            closure: None,
+        });
+        Ok(())
+    }
+
+    pub(super) fn tail_enter(&mut self, program: &Program, func: usize, args: Args) -> Result<()> {
+        let callee = program
+            .functions
+            .get(func)
+            .ok_or_else(|| internal("function index"))?;
+        let base = self.frames.last().ok_or_else(|| internal("no frame"))?.base;
+        self.bind(callee, base, args)?;
+        let top = self.frames.last_mut().ok_or_else(|| internal("no frame"))?;
+        top.func = func;
+        top.pc = 0;
+        top.closure = None;
+        Ok(())
+    }
+
+    pub(super) fn return_value(&mut self, value: Value) -> Result<Flow> {
+        let frame = self
+            .frames
+            .pop()
+            .ok_or_else(|| internal("return without frame"))?;
+        if self.frames.is_empty() {
+            let weight = value.weight();
+            check_weight(weight, &self.limits)?;
+            if weight.has_closure {
+                return Err(closure_boundary());
+            }
+            self.regs.clear();
+            self.outcome_value = value;
+            return Ok(Flow::Finish);
+        }
+        *self
+            .regs
+            .get_mut(frame.ret)
+            .ok_or_else(|| internal("return register"))? = value;
+        Ok(Flow::Leave)
+    }
+}
+
+/// A resolved callable value.
+pub(super) enum Target {
+    Closure(Arc<Closure>),
+    Function(usize),
+    Primitive(usize),
+    Tool(usize),
+}
+
+pub(super) fn stack_budget(limits: &Limits) -> Error {
+    Error::new(
+        ErrorKind::Stack,
+        format!(
+            "Script exceeded its stack budget of {} frames; recursion is too deep",
+            limits.stack_depth
+        ),
+    )
+}
+
+pub(super) fn arity_error(func: &Function, given: usize) -> Error {
+    let required = usize::from(func.required);
+    let optional = usize::from(func.optional);
+    let expected = if func.rest {
+        format!("at least {required}")
+    } else if optional == 0 {
+        format!("{required}")
+    } else {
+        format!("{required} to {}", required + optional)
+    };
+    Error::script(format!(
+        "Wrong number of arguments: expected {expected}, got {given}"
+    ))
+}

@@ -1,0 +1,537 @@
+//! The dispatch loop: the hot instructions' integer, list and call fast paths inline,
+//! everything else handed to the general path in `exec`.
+//!
+//! Owns the loop's local state (function, `pc`, `base`, the fuel countdown `left`) and
+//! the register file while it runs (moved out of the machine and put back around every
+//! slow-path call). Invariants: the fuel used is always `fuel_mark - left`, synchronised
+//! into `stats.fuel_used` before any slow path and on every exit; a fast path either
+//! completes its instruction or changes nothing and falls through to the general path.
+
+use super::{Frame, Machine, State, internal};
+use crate::error::Result;
+use crate::isa::{Op, Reg};
+use crate::program::{Function, Program};
+use crate::step::Step;
+use crate::value::{Closure, Value};
+use std::sync::Arc;
+
+impl Machine {
+    pub(super) fn run(&mut self) -> Step {
+        if let Err(error) = self.begin_slice() {
+            return self.settle_error(error);
+        }
+        let program = Arc::clone(&self.program);
+        match self.execute(&program) {
+            Ok(step) => step,
+            Err(error) => self.settle_error(error),
+        }
+    }
+
+    /// Runs the dispatch loop with the register file moved into a local, so the hot loop
+    /// keeps its pointer and length in machine registers; `exec` (the slow path) sees it
+    /// back in `self.regs`.
+    pub(super) fn execute(&mut self, program: &Program) -> Result<Step> {
+        let mut regs = std::mem::take(&mut self.regs);
+        let outcome = self.dispatch(program, &mut regs);
+        self.regs = regs;
+        outcome
+    }
+
+    /// The dispatch loop. `regs` is the register file (taken out of `self`); it is put back
+    /// around every call of `exec`.
+    #[allow(clippy::too_many_lines)]
+    pub(super) fn dispatch(&mut self, program: &Program, regs: &mut Vec<Value>) -> Result<Step> {
+        let Some(top) = self.frames.last() else {
+            return Err(internal("no frame to run"));
+        };
+        let mut func: &Function = program
+            .functions
+            .get(top.func)
+            .ok_or_else(|| internal("bad function"))?;
+        let mut pc = top.pc;
+        let mut base = top.base;
+        // Fuel counts down in a local: `left` instructions remain before the next check at
+        // `self.fuel_mark`, so the fuel used is always `fuel_mark - left`. `self.stats.fuel_used` is
+        // synchronised (`sync!`) before any slow path runs and on every exit.
+        self.fuel_mark = self.next_check.max(self.stats.fuel_used);
+        let mut left = self.fuel_mark - self.stats.fuel_used;
+        macro_rules! sync {
+            () => {
+                self.stats.fuel_used = self.fuel_mark - left
+            };
+        }
+        // Takes a verified relative jump; an out-of-range target (a verifier bug) ends the run
+        // with an internal error rather than a panic.
+        macro_rules! take_jump {
+            ($offset:expr) => {
+                match jump_target(pc, i64::from($offset)) {
+                    Some(target) => pc = target,
+                    None => {
+                        sync!();
+                        return Err(internal("jump out of range"));
+                    }
+                }
+            };
+        }
+        loop {
+            if left == 0 {
+                sync!();
+                match self.fuel_check() {
+                    Ok(false) => {
+                        // At least one instruction runs between two checks, as before.
+                        let fuel = self.stats.fuel_used;
+                        left = self.next_check.saturating_sub(fuel).max(1);
+                        self.fuel_mark = fuel + left;
+                    }
+                    Ok(true) => {
+                        self.save_pc(pc);
+                        self.stats.pauses += 1;
+                        return Ok(Step::Pause);
+                    }
+                    Err(error) => {
+                        self.save_pc(pc);
+                        return Err(error.with_span(span_at(func, pc)));
+                    }
+                }
+            }
+            left -= 1;
+            let Some(&op) = func.code.get(pc) else {
+                sync!();
+                return Err(internal("pc out of range"));
+            };
+            pc += 1;
+            // The hot instructions on their integer fast paths, without leaving the loop.
+            match op {
+                Op::Jump { offset } => {
+                    if let Some(target) = jump_target(pc, i64::from(offset)) {
+                        pc = target;
+                        continue;
+                    }
+                }
+                Op::JumpIfNotLess { lhs, rhs, offset } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                        if a >= b {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::JumpIfNil { src, offset } => {
+                    if let Some(value) = regs.get(base + src.as_usize()) {
+                        if value.is_nil() {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::JumpIfNotNil { src, offset } => {
+                    if let Some(value) = regs.get(base + src.as_usize()) {
+                        if !value.is_nil() {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::LoadNil { dst } if put(regs, base + dst.as_usize(), Value::Nil) => {
+                    continue;
+                }
+                // List walking: `car`/`cdr` of a cons or nil; anything else takes the
+                // general path (and its type error).
+                Op::Car { dst, src } | Op::Cdr { dst, src } => {
+                    let part = match regs.get(base + src.as_usize()) {
+                        Some(Value::Cons(cell)) if matches!(op, Op::Car { .. }) => {
+                            Some(cell.car().clone())
+                        }
+                        Some(Value::Cons(cell)) => Some(cell.cdr().clone()),
+                        Some(Value::Nil) => Some(Value::Nil),
+                        _ => None,
+                    };
+                    if let Some(part) = part
+                        && put(regs, base + dst.as_usize(), part)
+                    {
+                        continue;
+                    }
+                }
+                // A fresh cons within the value and retained budgets; over either budget
+                // the general path builds it again and fails.
+                Op::Cons { dst, lhs, rhs } => {
+                    if let (Some(car), Some(cdr)) = (
+                        regs.get(base + lhs.as_usize()),
+                        regs.get(base + rhs.as_usize()),
+                    ) {
+                        let value = Value::cons(car.clone(), cdr.clone());
+                        let retained = self.stats.retained_bytes.saturating_add(1);
+                        if value.weight().bytes <= self.limits.value_bytes
+                            && value.weight().nodes <= self.limits.value_nodes
+                            && retained <= self.limits.retained_bytes
+                            && put(regs, base + dst.as_usize(), value)
+                        {
+                            self.stats.retained_bytes = retained;
+                            continue;
+                        }
+                    }
+                }
+                Op::JumpIfLess { lhs, rhs, offset } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                        if a < b {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::JumpIfNotLessImm { lhs, imm, offset } => {
+                    if let Some(&Value::Int(a)) = regs.get(base + lhs.as_usize()) {
+                        if a >= i64::from(imm) {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::AddImmJumpIfLess {
+                    reg,
+                    rhs,
+                    imm,
+                    offset,
+                } => {
+                    if let Some((a, b)) = ints(regs, base, reg, rhs)
+                        && let Some(n) = a.checked_add(i64::from(imm))
+                        && n.unsigned_abs() < self.int_bound
+                        && put_int(regs, base + reg.as_usize(), n)
+                    {
+                        if n < b {
+                            take_jump!(offset);
+                        }
+                        continue;
+                    }
+                }
+                Op::Mul { dst, lhs, rhs } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                        && let Some(n) = a.checked_mul(b)
+                        && n.unsigned_abs() < self.int_bound
+                        && put_int(regs, base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::Rem { dst, lhs, rhs } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                        && let Some(n) = a.checked_rem(b)
+                        && put_int(regs, base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::AddImm { dst, lhs, imm } => {
+                    if let Some(Value::Int(a)) = regs.get(base + lhs.as_usize())
+                        && let Some(n) = a.checked_add(i64::from(imm))
+                        && n.unsigned_abs() < self.int_bound
+                        && put_int(regs, base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::Add { dst, lhs, rhs } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                        && let Some(n) = a.checked_add(b)
+                        && n.unsigned_abs() < self.int_bound
+                        && put_int(regs, base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::Sub { dst, lhs, rhs } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                        && let Some(n) = a.checked_sub(b)
+                        && n.unsigned_abs() < self.int_bound
+                        && put_int(regs, base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::LoadInt { dst, value }
+                    if put_int(regs, base + dst.as_usize(), i64::from(value)) =>
+                {
+                    continue;
+                }
+                Op::Move { dst, src } => {
+                    if let Some(&Value::Int(n)) = regs.get(base + src.as_usize())
+                        && put_int(regs, base + dst.as_usize(), n)
+                    {
+                        continue;
+                    }
+                }
+                Op::CallFn {
+                    dst,
+                    func: callee_index,
+                    args,
+                    argc,
+                } => {
+                    let call = CallSite {
+                        dst,
+                        callee: callee_index.as_usize(),
+                        args,
+                        argc,
+                    };
+                    if let Some((callee, new_base)) =
+                        self.push_call(program, regs, func, base, pc, call, None)
+                    {
+                        func = callee;
+                        pc = 0;
+                        base = new_base;
+                        continue;
+                    }
+                }
+                // A closure called through a variable (`funcall`, `mapcar`'s function):
+                // the same fast path, the frame holding the closure for its captures.
+                Op::CallValue {
+                    dst,
+                    callee,
+                    args,
+                    argc,
+                } => {
+                    if let Some(Value::Closure(closure)) = regs.get(base + callee.as_usize()) {
+                        let call = CallSite {
+                            dst,
+                            callee: closure.function as usize,
+                            args,
+                            argc,
+                        };
+                        let closure = Some(Arc::clone(closure));
+                        if let Some((callee, new_base)) =
+                            self.push_call(program, regs, func, base, pc, call, closure)
+                        {
+                            func = callee;
+                            pc = 0;
+                            base = new_base;
+                            continue;
+                        }
+                    }
+                }
+                Op::Return { src } if self.frames.len() > 1 => {
+                    // Return to a guest caller (the script body's return runs the final checks).
+                    if let Some((caller, caller_pc, caller_base)) =
+                        self.pop_return(program, regs, base, src)
+                    {
+                        func = caller;
+                        pc = caller_pc;
+                        base = caller_base;
+                        continue;
+                    }
+                    sync!();
+                    return Err(internal("return to a missing frame"));
+                }
+                _ => {}
+            }
+            sync!();
+            std::mem::swap(&mut self.regs, regs);
+            let outcome = self.exec(program, op, base, pc);
+            std::mem::swap(&mut self.regs, regs);
+            // The instruction may have charged work beyond the instruction itself.
+            let fuel = self.stats.fuel_used;
+            if fuel >= self.fuel_mark {
+                self.fuel_mark = fuel;
+                left = 0;
+            } else {
+                left = self.fuel_mark - fuel;
+            }
+            match outcome {
+                Ok(Flow::Next) => {}
+                Ok(Flow::Jump(offset)) => {
+                    pc = jump_target(pc, i64::from(offset))
+                        .ok_or_else(|| internal("jump out of range"))?;
+                }
+                Ok(Flow::Enter | Flow::Leave) => {
+                    let Some(top) = self.frames.last() else {
+                        return Err(internal("no frame after call"));
+                    };
+                    func = program
+                        .functions
+                        .get(top.func)
+                        .ok_or_else(|| internal("bad function"))?;
+                    pc = top.pc;
+                    base = top.base;
+                }
+                Ok(Flow::Finish) => {
+                    let value = std::mem::take(&mut self.outcome_value);
+                    self.state = State::Done(value.clone());
+                    return Ok(Step::Done(value));
+                }
+                Ok(Flow::Suspend) => {
+                    self.save_pc(pc);
+                    return self
+                        .pending
+                        .take()
+                        .ok_or_else(|| internal("suspension without a request"));
+                }
+                Err(error) => {
+                    self.save_pc(pc);
+                    return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
+                }
+            }
+        }
+    }
+
+    /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
+    /// script function: copies the arguments into the callee's window and pushes its
+    /// frame. `None` (nothing changed) sends the instruction to the general path.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_call<'p>(
+        &mut self,
+        program: &'p Program,
+        regs: &mut Vec<Value>,
+        func: &Function,
+        base: usize,
+        pc: usize,
+        call: CallSite,
+        closure: Option<Arc<Closure>>,
+    ) -> Option<(&'p Function, usize)> {
+        let callee = program.functions.get(call.callee)?;
+        if callee.optional != 0
+            || callee.rest
+            || call.argc != callee.required
+            || (self.frames.len() as u64) >= self.limits.stack_depth
+        {
+            return None;
+        }
+        let new_base = base + usize::from(func.registers);
+        let needed = new_base + usize::from(callee.registers);
+        if regs.len() < needed {
+            regs.resize(needed, Value::Nil);
+        }
+        let start = base + call.args.as_usize();
+        let argc = usize::from(call.argc);
+        let (below, window) = regs.split_at_mut(new_base);
+        let (source, target) = (below.get(start..start + argc)?, window.get_mut(..argc)?);
+        for (slot, value) in target.iter_mut().zip(source) {
+            // Integers (the common argument) are copied without the generic clone.
+            match (slot, value) {
+                (Value::Int(slot), Value::Int(n)) => *slot = *n,
+                (slot, value) => *slot = value.clone(),
+            }
+        }
+        if let Some(top) = self.frames.last_mut() {
+            top.pc = pc;
+        }
+        self.frames.push(Frame {
+            func: call.callee,
+            pc: 0,
+            base: new_base,
+            ret: base + call.dst.as_usize(),
+            closure,
+        });
+        Some((callee, new_base))
+    }
+
+    /// The fast path of `RETURN` to a guest caller: pops the frame and stores the value in
+    /// the caller's destination. The caller's function, pc and base; `None` when the frame
+    /// stack is inconsistent (a machine bug, reported as internal).
+    #[inline(always)]
+    pub(super) fn pop_return<'p>(
+        &mut self,
+        program: &'p Program,
+        regs: &mut [Value],
+        base: usize,
+        src: Reg,
+    ) -> Option<(&'p Function, usize, usize)> {
+        let value = match regs.get_mut(base + src.as_usize()) {
+            Some(Value::Int(n)) => Value::Int(*n),
+            Some(slot) => std::mem::take(slot),
+            None => Value::Nil,
+        };
+        let frame = self.frames.pop()?;
+        let caller = self.frames.last()?;
+        let function = program.functions.get(caller.func)?;
+        put(regs, frame.ret, value).then_some((function, caller.pc, caller.base))
+    }
+
+    pub(super) fn save_pc(&mut self, pc: usize) {
+        if let Some(top) = self.frames.last_mut() {
+            top.pc = pc;
+        }
+    }
+}
+
+/// The two registers' values when both are fixnums (the fast paths' operand test).
+#[inline(always)]
+pub(super) fn ints(regs: &[Value], base: usize, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
+    match (
+        regs.get(base + lhs.as_usize()),
+        regs.get(base + rhs.as_usize()),
+    ) {
+        (Some(Value::Int(a)), Some(Value::Int(b))) => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// Stores the integer `n` in absolute register `index`; false when out of range. When
+/// the register already holds an integer only its payload is written, which keeps the
+/// store a single word (no partial-then-wide store-forwarding stall).
+#[inline(always)]
+pub(super) fn put_int(regs: &mut [Value], index: usize, n: i64) -> bool {
+    match regs.get_mut(index) {
+        Some(Value::Int(slot)) => {
+            *slot = n;
+            true
+        }
+        Some(slot) => {
+            *slot = Value::Int(n);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Stores `value` in absolute register `index`; false when out of range. Immediate
+/// old values are forgotten rather than dropped, skipping the out-of-line drop glue.
+#[inline(always)]
+pub(super) fn put(regs: &mut [Value], index: usize, value: Value) -> bool {
+    match regs.get_mut(index) {
+        Some(slot) => {
+            let old = std::mem::replace(slot, value);
+            if old.is_immediate() {
+                std::mem::forget(old);
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// The operands of a call instruction whose callee function is known.
+#[derive(Clone, Copy)]
+pub(super) struct CallSite {
+    dst: Reg,
+    /// Index of the callee in the program's function table.
+    callee: usize,
+    args: Reg,
+    argc: u8,
+}
+
+/// What to do after one instruction.
+#[derive(Clone, Copy)]
+pub(super) enum Flow {
+    Next,
+    Jump(i32),
+    /// A frame was pushed or replaced.
+    Enter,
+    /// A frame was popped.
+    Leave,
+    /// The run finished; the value is in `outcome_value`.
+    Finish,
+    /// The run suspended; the step is in `pending`.
+    Suspend,
+}
+
+pub(super) fn jump_target(pc: usize, offset: i64) -> Option<usize> {
+    let target = i64::try_from(pc).ok()?.checked_add(offset)?;
+    usize::try_from(target).ok()
+}
+
+pub(super) fn span_at(func: &Function, pc: usize) -> crate::Span {
+    func.spans
+        .get(pc)
+        .or_else(|| func.spans.last())
+        .copied()
+        .unwrap_or_default()
+}

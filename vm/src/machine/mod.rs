@@ -1,0 +1,290 @@
+//! The register machine: one run of one program.
+//!
+//! [`Machine`] owns everything a run mutates — the register file, the explicit frame stack,
+//! the cell heap for captured variables, the run's symbol table and every counter — and
+//! nothing else. Guest calls push [`Frame`]s on a heap vector; the host stack depth is
+//! constant whatever the guest does. A tool call, a batch, a fuel pause, the end and a
+//! failure all return a [`Step`] to the host, which resumes the machine when it has what
+//! the machine asked for.
+//!
+//! Invariants:
+//! - Fuel is charged before an instruction executes; when a slice or the budget is spent
+//!   the saved `pc` still points at that instruction. The step budget is never exceeded by
+//!   more than one primitive's reported work.
+//! - Every value that crosses the boundary (tool arguments, final value) has been checked
+//!   against the value budget with shared structure counted per use, and holds no closure.
+//! - After `Done`/`Error` the machine is settled: further steps repeat the same outcome.
+//!
+//! The machine is split by seam: this module holds the state and the public surface;
+//! [`fuel`] the slices, clocks and the step budget; [`dispatch`] the hot loop with its
+//! inline fast paths; [`exec`] the general path of every instruction; [`calls`] frames,
+//! argument binding and primitive calls; [`tools`] tool calls, batches and resumption.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::print::{self, Style};
+use crate::program::Program;
+use crate::regexp::RegexCache;
+use crate::step::{Stats, Step, ToolRequest};
+use crate::symbol::{Symbols, well_known};
+use crate::value::{Closure, Value};
+use smallvec::SmallVec;
+use std::sync::Arc;
+use std::time::Instant;
+
+mod calls;
+mod dispatch;
+mod exec;
+mod fuel;
+mod tools;
+
+/// One activation of a guest function.
+#[derive(Debug, Clone)]
+struct Frame {
+    func: usize,
+    /// The next instruction (while the frame is not running).
+    pc: usize,
+    /// First register of the window.
+    base: usize,
+    /// Absolute register receiving the result in the caller's window.
+    ret: usize,
+    closure: Option<Arc<Closure>>,
+}
+
+#[derive(Debug)]
+enum State {
+    Ready,
+    WaitingTool { dst: usize },
+    WaitingBatch { dst: usize, count: usize },
+    Done(Value),
+    Failed(Error),
+    Closed,
+}
+
+type Args = SmallVec<[Value; 8]>;
+
+/// One run of a program. `Send`, so a host may move it between threads between steps.
+#[derive(Debug)]
+pub struct Machine {
+    program: Arc<Program>,
+    limits: Limits,
+    symbols: Symbols,
+    regs: Vec<Value>,
+    frames: Vec<Frame>,
+    cells: Vec<Value>,
+    state: State,
+    stats: Stats,
+    /// Fuel mark at which the slow path runs next (slice end, budget, clock check).
+    next_check: u64,
+    /// While dispatching: the fuel used when the loop's countdown `left` reaches zero, so
+    /// fuel used = `fuel_mark - left`. Kept here rather than in a local to keep the
+    /// dispatch loop's live state small.
+    fuel_mark: u64,
+    slice_end: u64,
+    slice_deadline: Option<Instant>,
+    deadline: Option<Instant>,
+    started: bool,
+    batch: Option<Vec<ToolRequest>>,
+    metered: bool,
+    /// Integers must stay below this magnitude (`2^number_bits`, saturated).
+    int_bound: u64,
+    regexps: RegexCache,
+    /// The step a suspending instruction hands back.
+    pending: Option<Step>,
+    /// The final value, between the returning instruction and the dispatch loop.
+    outcome_value: Value,
+}
+
+impl Machine {
+    /// A fresh run of `program` under `limits`.
+    #[must_use]
+    pub fn new(program: Arc<Program>, limits: Limits) -> Machine {
+        let symbols = Symbols::new(Arc::clone(&program.symbols));
+        let int_bound = if limits.number_bits >= 64 {
+            u64::MAX
+        } else {
+            1u64 << limits.number_bits
+        };
+        let main = program
+            .functions
+            .first()
+            .map_or(0, |f| usize::from(f.registers));
+        Machine {
+            program,
+            limits,
+            symbols,
+            regs: vec![Value::Nil; main],
+            frames: vec![Frame {
+                func: 0,
+                pc: 0,
+                base: 0,
+                ret: 0,
+                closure: None,
+            }],
+            cells: Vec::new(),
+            state: State::Ready,
+            stats: Stats::default(),
+            next_check: 0,
+            fuel_mark: 0,
+            slice_end: 0,
+            slice_deadline: None,
+            deadline: None,
+            started: false,
+            batch: None,
+            metered: true,
+            int_bound,
+            regexps: RegexCache::new(),
+            pending: None,
+            outcome_value: Value::Nil,
+        }
+    }
+
+    /// Turns fuel metering off. Only for measuring the metering's overhead: an unmetered
+    /// run is bounded by nothing but its host.
+    pub fn set_unmetered(&mut self) {
+        self.metered = false;
+    }
+
+    /// Runs until the next event. Call it to start, and again after [`Step::Pause`].
+    pub fn step(&mut self) -> Step {
+        match &self.state {
+            State::Ready => self.run(),
+            State::WaitingTool { .. } | State::WaitingBatch { .. } => {
+                Step::Error(Error::script("The machine is waiting for a tool result"))
+            }
+            State::Done(value) => Step::Done(value.clone()),
+            State::Failed(error) => Step::Error(error.clone()),
+            State::Closed => Step::Error(Error::new(ErrorKind::Closed, "Interpreter is closed")),
+        }
+    }
+
+    /// Drops the run's state; every later step answers kind `closed`.
+    pub fn close(&mut self) {
+        self.regs = Vec::new();
+        self.frames = Vec::new();
+        self.cells = Vec::new();
+        self.batch = None;
+        self.state = State::Closed;
+    }
+
+    /// The run's symbol table.
+    #[must_use]
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    /// The run's symbol table, for converting tool results into values.
+    pub fn symbols_mut(&mut self) -> &mut Symbols {
+        &mut self.symbols
+    }
+
+    /// The run's budgets.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The program this machine runs.
+    #[must_use]
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// The counters so far.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// `(:error "message")`, the value a failed tool call gives the guest.
+    #[must_use]
+    pub fn error_value(&mut self, message: &str) -> Value {
+        Value::list([Value::Sym(well_known::ERROR), Value::string(message)])
+    }
+
+    /// `value` printed as the model sees a final value: strings verbatim, everything else
+    /// `prin1`.
+    #[must_use]
+    pub fn render(&self, value: &Value) -> String {
+        match value {
+            Value::Str(s) => s.as_str().to_owned(),
+            other => print::to_string(other, Style::Prin1, &self.symbols),
+        }
+    }
+
+    fn misuse(&mut self, what: &str) -> Step {
+        match &self.state {
+            State::Done(_) | State::Failed(_) | State::Closed => self.step(),
+            _ => Step::Error(Error::script(format!(
+                "The machine is not waiting for {what}"
+            ))),
+        }
+    }
+
+    fn settle_error(&mut self, error: Error) -> Step {
+        self.batch = None;
+        self.state = State::Failed(error.clone());
+        Step::Error(error)
+    }
+
+    pub(super) fn charge_retained(&mut self, bytes: u64) -> Result<()> {
+        self.stats.retained_bytes = self.stats.retained_bytes.saturating_add(bytes);
+        if self.stats.retained_bytes > self.limits.retained_bytes {
+            return Err(Error::new(
+                ErrorKind::RetainedValue,
+                format!(
+                    "Script exceeded its retained value budget of {} bytes",
+                    self.limits.retained_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Indices of the primitives behind the fast-path instructions, pinned by a test.
+pub(crate) mod fast {
+    pub const CAR: usize = 0;
+    pub const CDR: usize = 1;
+    pub const ADD: usize = 44;
+    pub const SUB: usize = 45;
+    pub const MUL: usize = 46;
+    pub const REM: usize = 48;
+    pub const NUM_EQ: usize = 58;
+    pub const LESS: usize = 60;
+}
+
+/// A failure the verifier should have made impossible: reported as a script error rather
+/// than a panic, so even a compiler bug cannot take the host down.
+#[cold]
+pub(super) fn internal(what: &str) -> Error {
+    Error::script(format!("Internal machine error: {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_indices_name_their_primitives() {
+        for (index, name) in [
+            (fast::CAR, "car"),
+            (fast::CDR, "cdr"),
+            (fast::ADD, "+"),
+            (fast::SUB, "-"),
+            (fast::MUL, "*"),
+            (fast::REM, "%"),
+            (fast::NUM_EQ, "="),
+            (fast::LESS, "<"),
+        ] {
+            assert_eq!(crate::prims::lookup(name), Some(index), "{name}");
+        }
+    }
+
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn machine_is_send() {
+        assert_send::<Machine>();
+    }
+}
