@@ -72,6 +72,7 @@ fn usage(name: &str) -> &'static str {
         "mapcan" => "(mapcan FUNCTION SEQUENCE)",
         "mapconcat" => "(mapconcat FUNCTION SEQUENCE [SEPARATOR])",
         "cl-mapcar" => "(cl-mapcar FUNCTION SEQUENCE...)",
+        "cl-mapcan" => "(cl-mapcan FUNCTION SEQUENCE...)",
         "seq-sort" => "(seq-sort PRED SEQUENCE)",
         "cl-sort" => "(cl-sort SEQUENCE PRED)",
         "sort" => "(sort SEQUENCE PREDICATE)",
@@ -167,11 +168,19 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
             }
             _ => Err(bad(b)),
         },
-        "cl-mapcar" => match args {
-            [function, seq] => Ok(b.map(function, seq)),
-            [function, seqs @ ..] if seqs.len() >= 2 => Ok(b.map_n(function, seqs)),
-            _ => Err(bad(b)),
-        },
+        "cl-mapcar" | "cl-mapcan" => {
+            let mapped = match args {
+                [function, seq] => b.map(function, seq),
+                [function, seqs @ ..] if seqs.len() >= 2 => b.map_n(function, seqs),
+                _ => return Err(bad(b)),
+            };
+            if name == "cl-mapcar" {
+                return Ok(mapped);
+            }
+            let append = b.sym("append");
+            let append = b.quote(&append);
+            Ok(b.call("apply", [append, mapped]))
+        }
         "seq-sort" => match args {
             [pred, seq] => Ok(b.sort(seq, pred)),
             _ => Err(bad(b)),

@@ -37,7 +37,7 @@ pub const SPECIAL_FORMS: [&str; 17] = [
 /// The syntax transformers, in the reference's order; `` ` `` is the backquote. The first
 /// six are the original's ([`crate::transform`]); the rest are the Emacs conveniences models
 /// write ([`crate::sugar`]).
-pub const TRANSFORMERS: [&str; 41] = [
+pub const TRANSFORMERS: [&str; 42] = [
     "when",
     "unless",
     "push",
@@ -77,6 +77,7 @@ pub const TRANSFORMERS: [&str; 41] = [
     "mapcan",
     "mapconcat",
     "cl-mapcar",
+    "cl-mapcan",
     "seq-sort",
     "cl-sort",
 ];
@@ -146,7 +147,7 @@ mod tests {
     #[test]
     fn tables_are_closed_and_disjoint() {
         assert_eq!(SPECIAL_FORMS.len(), 17);
-        assert_eq!(TRANSFORMERS.len(), 6 + 35);
+        assert_eq!(TRANSFORMERS.len(), 6 + 36);
         let mut all: Vec<&str> = SPECIAL_FORMS
             .iter()
             .chain(TRANSFORMERS.iter())

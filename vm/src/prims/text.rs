@@ -494,3 +494,50 @@ pub(super) fn replace_regexp_in_string(ctx: &mut PrimCtx<'_>, args: &[Value]) ->
     check_growth(ctx, "replace-regexp-in-string", out.len())?;
     Ok(new_string(ctx, out))
 }
+
+/// `(message FORMAT-STRING &rest ARGS)`: the formatted string (nil for a nil FORMAT). ptc
+/// has no echo area, so nothing is shown: the value is the whole effect (deviation 45).
+pub(super) fn message(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
+    if arg(args, 0).is_nil() {
+        return Ok(Value::Nil);
+    }
+    super::format::format(ctx, args)
+}
+
+/// `(intern STRING)`: the symbol named STRING in the run's table; a new name is charged
+/// to the retained budget (the table keeps it for the rest of the run).
+pub(super) fn intern(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
+    let name = string_arg(ctx, arg(args, 0))?.to_owned();
+    ctx.charge(text_units(name.len()));
+    ctx.alloc(u64::try_from(name.len()).unwrap_or(u64::MAX));
+    Ok(match name.as_str() {
+        "nil" => Value::Nil,
+        "t" => Value::T,
+        _ => Value::Sym(ctx.symbols.intern(&name)),
+    })
+}
+
+/// `(symbol-name SYMBOL)`
+pub(super) fn symbol_name(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
+    let name = match arg(args, 0) {
+        Value::Nil => "nil".to_owned(),
+        Value::T => "t".to_owned(),
+        Value::Sym(symbol) => ctx.symbols.name(*symbol).to_owned(),
+        other => return Err(wrong_type(ctx, "symbolp", other)),
+    };
+    Ok(new_string(ctx, name))
+}
+
+/// `(directory-file-name DIRECTORY)`: DIRECTORY without its trailing slashes (a lone `/`
+/// stays).
+pub(super) fn directory_file_name(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
+    let text = string_arg(ctx, arg(args, 0))?;
+    let trimmed = text.trim_end_matches('/');
+    let out = if trimmed.is_empty() && !text.is_empty() {
+        "/"
+    } else {
+        trimmed
+    }
+    .to_owned();
+    Ok(new_string(ctx, out))
+}
