@@ -5,7 +5,8 @@
 //! [`ptc_vm::Value`] with [`Sexp::to_value`] (data out) and the compile-time macro runner (values back in).
 //!
 //! Invariants (established by the reader, re-established for every macro expansion):
-//! - lists are proper and non-empty (the empty list reads as [`SexpKind::Nil`]);
+//! - lists are non-empty (the empty list reads as [`SexpKind::Nil`]); a list whose dotted
+//!   tail is an atom is [`SexpKind::Dotted`], every other list is proper;
 //! - `nil` and `t` are never symbols, always [`SexpKind::Nil`] / [`SexpKind::T`];
 //! - integers that fit in 64 bits are [`SexpKind::Int`], others [`SexpKind::Big`] within the
 //!   number-bit budget;
@@ -49,6 +50,11 @@ pub enum SexpKind {
     List(Vec<Sexp>),
     /// A vector literal: `[1 2 (a b)]` — data, elements never evaluated.
     Vector(Vec<Sexp>),
+    /// A list with a dotted tail that is not a list: `(a . 1)`, `(a b . c)`. The elements
+    /// are non-empty and the tail is an atom or a vector (never nil or a list, which the
+    /// reader splices). Data only: quoted, backquoted or macro-built; a dotted form in an
+    /// evaluated position is a compile error ("Improper list in script").
+    Dotted(Vec<Sexp>, Box<Sexp>),
 }
 
 impl Sexp {
@@ -101,6 +107,10 @@ impl Sexp {
             SexpKind::Vector(items) => {
                 Value::vector(items.iter().map(Sexp::to_value).collect::<Vec<_>>())
             }
+            SexpKind::Dotted(items, tail) => Value::list_with_tail(
+                items.iter().map(Sexp::to_value).collect::<Vec<_>>(),
+                tail.to_value(),
+            ),
         }
     }
 }

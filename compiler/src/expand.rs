@@ -283,6 +283,7 @@ impl<'a> Expansion<'a> {
                     items
                 }
                 SexpKind::Vector(items) => items,
+                SexpKind::Dotted(items, _) => items,
                 _ => &[],
             };
             if nodes > limits.nodes {

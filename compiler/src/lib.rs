@@ -23,6 +23,7 @@ pub mod reader;
 pub mod render;
 pub mod roster;
 pub mod sexp_print;
+pub mod sugar;
 pub mod suggest;
 pub mod tables;
 pub mod token;

@@ -288,15 +288,20 @@ impl Converter<'_> {
                 for item in iter.by_ref() {
                     items.push(self.convert(item, depth + 1, interner)?);
                 }
-                if !iter.rest().is_nil() {
+                let rest = iter.rest().clone();
+                if rest.is_nil() {
+                    SexpKind::List(items)
+                } else if matches!(rest, Value::Closure(_)) {
                     return Err(Diagnostic::new(
                         "E0245",
                         ErrorKind::Script,
                         "Improper list in script",
                         span,
                     ));
+                } else {
+                    let tail = self.convert(&rest, depth + 1, interner)?;
+                    SexpKind::Dotted(items, Box::new(tail))
                 }
-                SexpKind::List(items)
             }
         };
         Ok(Sexp::new(kind, span))

@@ -6,7 +6,8 @@
 //! which are parsed through so that later problems are still found.
 //!
 //! Dotted tails follow Emacs: `(a . (b c))` is `(a b c)`, `(a . nil)` is `(a)`, `(. x)` is
-//! `x`; any other tail makes an improper list, which the dialect refuses.
+//! `x`; any other tail makes a dotted list ([`SexpKind::Dotted`]), which is data: the
+//! lowering refuses it in an evaluated position.
 //!
 //! Invariants:
 //! - The parser recurses once per nesting level; the reader runs it only after the depth
@@ -139,18 +140,15 @@ fn dotted_list(
     if items.is_empty() {
         return tail;
     }
+    let _ = emitter;
     match tail.kind {
         SexpKind::Nil => {}
         SexpKind::List(more) => items.extend(more),
-        _ => {
-            emitter.emit(ParseError::new(Diagnostic::new(
-                codes::IMPROPER_LIST,
-                ErrorKind::Script,
-                "Improper list in script",
-                span_of_list,
-            )));
-            return Sexp::new(SexpKind::Nil, span_of_list);
+        SexpKind::Dotted(more, last) => {
+            items.extend(more);
+            return Sexp::new(SexpKind::Dotted(items, last), span_of_list);
         }
+        _ => return Sexp::new(SexpKind::Dotted(items, Box::new(tail)), span_of_list),
     }
     Sexp::new(SexpKind::List(items), span_of_list)
 }

@@ -205,6 +205,15 @@ impl Walk<'_> {
         };
         let name = name_of(interner, head).to_owned();
         let args = items.get(1..).unwrap_or_default();
+        // The conveniences of `crate::sugar` bind names and take unevaluated parts, so
+        // they are checked through their real expansion, as backquote is.
+        if let Some(sugar @ Transformer::Sugar(_)) = Transformer::of(form, interner) {
+            match transform::expand(sugar, form, self.limits, interner) {
+                Ok(expansion) => self.form(&expansion, depth, interner),
+                Err(diagnostic) => self.diagnostics.push(diagnostic),
+            }
+            return;
+        }
         match name.as_str() {
             "quote" => {}
             "`" => match transform::expand(Transformer::Backquote, form, self.limits, interner) {
@@ -235,6 +244,22 @@ impl Walk<'_> {
                     }
                 }
                 self.forms(args.get(1..).unwrap_or_default(), inner, interner);
+            }
+            "condition-case" => {
+                // VAR and the condition names are not evaluated; the body and each
+                // handler's forms are.
+                if let Some(body) = args.get(1) {
+                    self.form(body, inner, interner);
+                }
+                for clause in args.get(2..).unwrap_or_default() {
+                    if let Some(parts) = clause.as_list() {
+                        self.forms(
+                            parts.get(1..).unwrap_or_default(),
+                            inner.saturating_add(1),
+                            interner,
+                        );
+                    }
+                }
             }
             "cond" => {
                 for clause in args {

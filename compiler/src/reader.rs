@@ -327,6 +327,11 @@ fn count_nodes(forms: &[Sexp], limit: u64, whole: Span) -> Result<(), Diagnostic
                 stack.extend(items.iter().rev());
             }
             SexpKind::Vector(items) => stack.extend(items.iter().rev()),
+            SexpKind::Dotted(items, tail) => {
+                count = count.saturating_add(length(items));
+                stack.push(tail);
+                stack.extend(items.iter().rev());
+            }
             _ => {}
         }
         if count > limit {

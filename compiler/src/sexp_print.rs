@@ -93,6 +93,18 @@ pub fn to_string(sexp: &Sexp, names: &dyn SymbolNames) -> String {
             SexpKind::Float(f) => out.push_str(&float_to_string(*f)),
             SexpKind::Str(text) => write_quoted_string(&mut out, text),
             SexpKind::Sym(symbol) => write_symbol(&mut out, names.symbol_name(*symbol)),
+            SexpKind::Dotted(items, tail) => {
+                out.push('(');
+                stack.push(Task::Text(")"));
+                stack.push(Task::Datum(tail));
+                stack.push(Task::Text(" . "));
+                for (index, item) in items.iter().enumerate().rev() {
+                    stack.push(Task::Datum(item));
+                    if index > 0 {
+                        stack.push(Task::Text(" "));
+                    }
+                }
+            }
             SexpKind::List(items) | SexpKind::Vector(items) => {
                 if let Some((prefix, body)) = sugar(sexp, names) {
                     out.push_str(prefix);

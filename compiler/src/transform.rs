@@ -35,7 +35,9 @@
 //! | E0220 | expansion | `Expansion of NAME exceeded its size limit` |
 //! | E0221 | input     | `Script nesting exceeds the depth limit of %d` (a template deeper than the limit) |
 //!
-//! Vector literals inside a template are data: they are quoted whole, never scanned.
+//! A vector inside a template is scanned like a list and rebuilt with `(apply 'vector
+//! LIST)` when it holds an unquote (`` `[,(+ 1 2)] `` → `[3]`, as in Emacs); a dotted tail is
+//! a template too (`` `(,k . ,v) ``, `` `(a ,b . c) ``), joined as `append`'s last argument.
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
@@ -57,6 +59,9 @@ pub enum Transformer {
     Dotimes,
     /// `` ` ``.
     Backquote,
+    /// One of the forms of [`crate::sugar`], by name (`"sort"` for the two-argument
+    /// `sort`, which is not in the table: one-argument `sort` is the primitive).
+    Sugar(&'static str),
 }
 
 impl Transformer {
@@ -70,7 +75,7 @@ impl Transformer {
             "dolist" => Transformer::Dolist,
             "dotimes" => Transformer::Dotimes,
             "`" => Transformer::Backquote,
-            _ => return None,
+            _ => Transformer::Sugar(crate::sugar::lookup(name)?),
         })
     }
 
@@ -84,6 +89,7 @@ impl Transformer {
             Transformer::Dolist => "dolist",
             Transformer::Dotimes => "dotimes",
             Transformer::Backquote => "`",
+            Transformer::Sugar(name) => name,
         }
     }
 
@@ -91,7 +97,11 @@ impl Transformer {
     #[must_use]
     pub fn of(form: &Sexp, interner: &Interner) -> Option<Transformer> {
         let head = form.head_symbol()?;
-        Transformer::from_name(name_of(interner, head))
+        let name = name_of(interner, head);
+        if name == "sort" && form.as_list().is_some_and(|items| items.len() == 3) {
+            return Some(Transformer::Sugar("sort"));
+        }
+        Transformer::from_name(name)
     }
 }
 
@@ -110,6 +120,11 @@ pub fn count_nodes(form: &Sexp, cap: u64) -> u64 {
             SexpKind::Vector(items) => {
                 count = count.saturating_add(1);
                 pending.extend(items.iter());
+            }
+            SexpKind::Dotted(items, tail) => {
+                count = count.saturating_add(items.len() as u64);
+                pending.extend(items.iter());
+                pending.push(tail);
             }
             _ => count = count.saturating_add(1),
         }
@@ -143,6 +158,7 @@ pub fn expand(
         Transformer::Dolist => build.dolist(items)?,
         Transformer::Dotimes => build.dotimes(items)?,
         Transformer::Backquote => build.backquote(items, limits)?,
+        Transformer::Sugar(name) => crate::sugar::expand(&mut build, name, items)?,
     };
     if count_nodes(&expansion, limits.expansion_nodes) > limits.expansion_nodes {
         return Err(Diagnostic::new(
@@ -158,34 +174,34 @@ pub fn expand(
     Ok(expansion)
 }
 
-struct Builder<'a> {
-    span: Span,
-    interner: &'a mut Interner,
+pub(crate) struct Builder<'a> {
+    pub(crate) span: Span,
+    pub(crate) interner: &'a mut Interner,
 }
 
-fn shape(code: &'static str, message: String, span: Span) -> Diagnostic {
+pub(crate) fn shape(code: &'static str, message: String, span: Span) -> Diagnostic {
     Diagnostic::new(code, ErrorKind::Script, message, span)
 }
 
 /// Whether `datum` is a plain variable name: a symbol that is not a keyword (nil and t
 /// are never symbols).
-fn is_variable(datum: &Sexp) -> bool {
+pub(crate) fn is_variable(datum: &Sexp) -> bool {
     datum.as_symbol().is_some_and(|s| !s.is_keyword())
 }
 
 impl Builder<'_> {
-    fn sym(&mut self, name: &str) -> Sexp {
+    pub(crate) fn sym(&mut self, name: &str) -> Sexp {
         Sexp::new(SexpKind::Sym(self.interner.intern(name)), self.span)
     }
 
-    fn list(&self, items: Vec<Sexp>) -> Sexp {
+    pub(crate) fn list(&self, items: Vec<Sexp>) -> Sexp {
         if items.is_empty() {
             return Sexp::new(SexpKind::Nil, self.span);
         }
         Sexp::new(SexpKind::List(items), self.span)
     }
 
-    fn call(&mut self, operator: &str, args: impl IntoIterator<Item = Sexp>) -> Sexp {
+    pub(crate) fn call(&mut self, operator: &str, args: impl IntoIterator<Item = Sexp>) -> Sexp {
         let mut items = vec![self.sym(operator)];
         items.extend(args);
         self.list(items)
@@ -243,14 +259,18 @@ impl Builder<'_> {
         name: &str,
         usage: &str,
         codes: (&'static str, &'static str),
-    ) -> Result<(&'f Sexp, &'f Sexp, &'f [Sexp]), Diagnostic> {
+    ) -> Result<(&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]), Diagnostic> {
         let spec = items.get(1).and_then(Sexp::as_list);
-        let Some([variable, expression]) = spec else {
-            return Err(shape(
-                codes.0,
-                format!("'{name}': expects ({usage} BODY...); the RESULT form is not supported"),
-                items.get(1).map_or(self.span, |s| s.span),
-            ));
+        let (variable, expression, result) = match spec {
+            Some([variable, expression]) => (variable, expression, None),
+            Some([variable, expression, result]) => (variable, expression, Some(result)),
+            _ => {
+                return Err(shape(
+                    codes.0,
+                    format!("'{name}': expects ({usage} BODY...)"),
+                    items.get(1).map_or(self.span, |s| s.span),
+                ));
+            }
         };
         if !is_variable(variable) {
             return Err(shape(
@@ -262,12 +282,21 @@ impl Builder<'_> {
                 variable.span,
             ));
         }
-        Ok((variable, expression, items.get(2..).unwrap_or_default()))
+        Ok((
+            variable,
+            expression,
+            result,
+            items.get(2..).unwrap_or_default(),
+        ))
     }
 
     fn dolist(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (variable, list, body) =
-            self.loop_parts(items, "dolist", "dolist (VAR LIST)", ("E0205", "E0206"))?;
+        let (variable, list, result, body) = self.loop_parts(
+            items,
+            "dolist",
+            "dolist (VAR LIST [RESULT])",
+            ("E0205", "E0206"),
+        )?;
         let tail = Sexp::new(SexpKind::Sym(self.interner.gensym("tail")), self.span);
         let car = self.call("car", [tail.clone()]);
         let binding = self.list(vec![variable.clone(), car]);
@@ -280,12 +309,24 @@ impl Builder<'_> {
         let looping = self.call("while", [tail.clone(), each, advance]);
         let outer = self.list(vec![tail, list.clone()]);
         let outer = self.list(vec![outer]);
-        Ok(self.call("let", [outer, looping]))
+        let mut forms = vec![outer, looping];
+        if let Some(result) = result {
+            // Emacs evaluates RESULT with VAR bound to nil.
+            let nil = Sexp::new(SexpKind::Nil, self.span);
+            let binding = self.list(vec![variable.clone(), nil]);
+            let bindings = self.list(vec![binding]);
+            forms.push(self.call("let", [bindings, result.clone()]));
+        }
+        Ok(self.call("let", forms))
     }
 
     fn dotimes(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (variable, count, body) =
-            self.loop_parts(items, "dotimes", "dotimes (VAR COUNT)", ("E0207", "E0208"))?;
+        let (variable, count, result, body) = self.loop_parts(
+            items,
+            "dotimes",
+            "dotimes (VAR COUNT [RESULT])",
+            ("E0207", "E0208"),
+        )?;
         let limit = Sexp::new(SexpKind::Sym(self.interner.gensym("limit")), self.span);
         let counter = Sexp::new(SexpKind::Sym(self.interner.gensym("i")), self.span);
         let zero = Sexp::new(SexpKind::Int(0), self.span);
@@ -300,9 +341,16 @@ impl Builder<'_> {
         let advance = self.call("setq", [counter.clone(), next]);
         let looping = self.call("while", [test, each, advance]);
         let limit_binding = self.list(vec![limit, count.clone()]);
-        let counter_binding = self.list(vec![counter, zero]);
+        let counter_binding = self.list(vec![counter.clone(), zero]);
         let outer = self.list(vec![limit_binding, counter_binding]);
-        Ok(self.call("let", [outer, looping]))
+        let mut forms = vec![outer, looping];
+        if let Some(result) = result {
+            // Emacs evaluates RESULT with VAR bound to the final count.
+            let binding = self.list(vec![variable.clone(), counter]);
+            let bindings = self.list(vec![binding]);
+            forms.push(self.call("let", [bindings, result.clone()]));
+        }
+        Ok(self.call("let", forms))
     }
 
     fn backquote(&mut self, items: &[Sexp], limits: &Limits) -> Result<Sexp, Diagnostic> {
@@ -322,7 +370,11 @@ impl Builder<'_> {
         let mut pending = vec![template];
         while let Some(item) = pending.pop() {
             match &item.kind {
-                SexpKind::List(items) => pending.extend(items.iter()),
+                SexpKind::List(items) | SexpKind::Vector(items) => pending.extend(items.iter()),
+                SexpKind::Dotted(items, tail) => {
+                    pending.extend(items.iter());
+                    pending.push(tail);
+                }
                 SexpKind::Sym(_) if self.quasi_symbol(item).is_some() => return true,
                 _ => {}
             }
@@ -361,8 +413,18 @@ impl Builder<'_> {
                 template.span,
             ));
         }
-        let SexpKind::List(items) = &template.kind else {
-            return Ok(self.quote(template));
+        let (items, dotted_tail) = match &template.kind {
+            SexpKind::List(items) => (items, None),
+            SexpKind::Dotted(items, tail) => (items, Some(&**tail)),
+            SexpKind::Vector(items) if self.contains_quasi(template) => {
+                // `[a ,b]` → `(apply 'vector LIST)`, LIST the expansion of `(a ,b)`.
+                let as_list = Sexp::new(SexpKind::List(items.clone()), template.span);
+                let list = self.template(&as_list, limits, depth)?;
+                let vector = self.sym("vector");
+                let vector = self.quote(&vector);
+                return Ok(self.call("apply", [vector, list]));
+            }
+            _ => return Ok(self.quote(template)),
         };
         match items.first().and_then(|head| self.quasi_symbol(head)) {
             Some(",") => return Ok(self.unquoted(items, ",", template.span)?.clone()),
@@ -387,6 +449,18 @@ impl Builder<'_> {
         }
         let mut segments: Vec<Sexp> = Vec::new();
         let mut run: Vec<Sexp> = Vec::new();
+        // `(a . ,b)` reads as `(a \, b)`: a bare `,` second to last unquotes the tail.
+        let (items, mut tail) = match items.len().checked_sub(2).map(|at| items.split_at(at)) {
+            Some((head, [comma, last]))
+                if dotted_tail.is_none() && self.quasi_symbol(comma) == Some(",") =>
+            {
+                (head, Some(last.clone()))
+            }
+            _ => (&items[..], None),
+        };
+        if let Some(atom) = dotted_tail {
+            tail = Some(self.template(atom, limits, depth.saturating_add(1))?);
+        }
         for element in items {
             if let Some(bare @ (",@" | ",")) = self.quasi_symbol(element) {
                 return Err(shape(
@@ -413,6 +487,14 @@ impl Builder<'_> {
             let list = self.call("list", run);
             segments.push(list);
         }
+        if let Some(tail) = tail {
+            // `append` shares its last argument, which may be any value: the dotted tail.
+            if segments.is_empty() {
+                return Ok(tail);
+            }
+            segments.push(tail);
+            return Ok(self.call("append", segments));
+        }
         if segments.len() == 1
             && let Some(only) = segments.pop()
         {
@@ -421,7 +503,7 @@ impl Builder<'_> {
         Ok(self.call("append", segments))
     }
 
-    fn quote(&mut self, datum: &Sexp) -> Sexp {
+    pub(crate) fn quote(&mut self, datum: &Sexp) -> Sexp {
         self.call("quote", [datum.clone()])
     }
 }

@@ -42,7 +42,6 @@ macro_rules! golden {
 }
 
 golden! {
-    improper_list: "(let ((pair (a . b)))\n  pair)";
     hash_table_literal: "(gethash 'a #s(hash-table data (a 1)))";
     record_literal: "(list #s(point 1 2))";
     bool_vector_literal: "(length #&3\"\\5\")";

@@ -26,7 +26,8 @@ fn arithmetic_loops_and_bindings() {
     assert_eq!(run("1 2 3"), value("3"));
     assert_eq!(run("(setq)"), value("nil"));
     assert_eq!(run("'(a . (b c))"), value("(a b c)"));
-    assert_eq!(run("'(a . b)"), error("script", "Improper list in script"));
+    assert_eq!(run("'(a . b)"), value("(a . b)"));
+    assert_eq!(run("(a . b)"), error("script", "Improper list in script"));
 }
 
 #[test]

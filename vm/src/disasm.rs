@@ -144,6 +144,14 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
         }
         Op::Return { src } => format!("RETURN r{}", src.0),
         Op::Fail { msg } => format!("FAIL k{}={}", msg.0, constant(msg)),
+        Op::PushHandler { dst, clauses } => format!(
+            "HANDLER r{} k{}={} -> {}",
+            dst.0,
+            clauses.0,
+            constant(clauses),
+            pc + 2
+        ),
+        Op::PopHandler => "POPHANDLER".to_owned(),
         Op::CallFn {
             dst,
             func: f,

@@ -6,8 +6,10 @@
 //! recognise them. Messages follow the original's templates.
 
 use crate::span::Span;
+use crate::value::Value;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 /// What kind of limit or rule a failure broke. The wire name is [`ErrorKind::as_str`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -104,7 +106,27 @@ struct ErrorInner {
     kind: ErrorKind,
     message: String,
     span: Option<Span>,
+    signal: Option<Arc<Signal>>,
 }
+
+/// The Emacs error a guest `signal`, `error` or `user-error` raised (or a primitive that
+/// names its condition, such as `json-parse-string`): its condition symbol's name and its
+/// data, which `condition-case` hands to the handler as `(SYMBOL . DATA)`.
+#[derive(Debug, Clone)]
+pub struct Signal {
+    /// The condition symbol's name (`error`, `user-error`, `wrong-type-argument`, ...).
+    pub symbol: String,
+    /// The data list.
+    pub data: Value,
+}
+
+impl PartialEq for Signal {
+    fn eq(&self, other: &Self) -> bool {
+        self.symbol == other.symbol && crate::equal::equal(&self.data, &other.data)
+    }
+}
+
+impl Eq for Signal {}
 
 impl Error {
     /// A failure of `kind` with `message`.
@@ -115,7 +137,30 @@ impl Error {
             kind,
             message: message.into(),
             span: None,
+            signal: None,
         }))
+    }
+
+    /// A guest-signalled `script` failure: condition `symbol` with `data`, reported with
+    /// `message` (its `error-message-string`).
+    #[cold]
+    #[must_use]
+    pub fn signal(symbol: impl Into<String>, data: Value, message: impl Into<String>) -> Self {
+        Error(Box::new(ErrorInner {
+            kind: ErrorKind::Script,
+            message: message.into(),
+            span: None,
+            signal: Some(Arc::new(Signal {
+                symbol: symbol.into(),
+                data,
+            })),
+        }))
+    }
+
+    /// The condition and data when a guest signalled this failure.
+    #[must_use]
+    pub fn guest_signal(&self) -> Option<&Signal> {
+        self.0.signal.as_deref()
     }
 
     /// A `script` failure: shape, type, arity and every other non-budget error.

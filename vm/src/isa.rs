@@ -205,6 +205,17 @@ pub enum Op {
     /// `dst := reverse(src)` for a proper list built by the compiler's loops (`mapcar`).
     /// Fuel 1 + length. Errors: `value`, `retained-value`.
     ReverseList { dst: Reg, src: Reg },
+
+    /// Installs a `condition-case` handler for this frame: `constants[clauses]` is a list
+    /// with one entry per handler clause, each a list of condition symbols (`t` matches
+    /// any). The next instruction is a jump over the handler code, which starts right after
+    /// it. When a catchable error (kind `script`, not internal) reaches the innermost
+    /// handler whose clauses match, the frames above its frame are dropped, the handlers
+    /// above it and it are removed, `dst := (SYMBOL . DATA)`, `dst+1 := clause index`, and
+    /// execution continues at the handler code. Fuel 1.
+    PushHandler { dst: Reg, clauses: ConstIdx },
+    /// Removes the innermost handler (the body finished normally). Fuel 1.
+    PopHandler,
 }
 
 #[cfg(test)]

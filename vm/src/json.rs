@@ -21,7 +21,11 @@
 //! list whose every key (even position) is a symbol whose name starts with `:` other than
 //! `:null` and `:json-false`; the key is the name without its colon, and when a key repeats
 //! the first occurrence wins (as `plist-get` reads it). Every other proper list becomes an
-//! array; an improper list is a kind `value` error. The `:null`/`:json-false` exclusion
+//! array — except an alist of dotted pairs (`((a . 1) ("b" . "x"))`: every element a
+//! cons with a symbol or string car and an atom or vector cdr), which becomes an object
+//! (`{"a":1,"b":"x"}`, keywords losing their colon), since no JSON array could carry its
+//! pairs. Objects always come back as plists. Any other improper list is a kind `value`
+//! error. The `:null`/`:json-false` exclusion
 //! keeps arrays like `[null, 1]` from turning into objects; the price is that an object
 //! whose keys include `"null"` or `"json-false"` comes back as an array. The lone symbol `:`
 //! counts as a key so that the empty key `""` round-trips.
@@ -95,6 +99,8 @@ impl<'a> Iterator for Items<'a> {
 enum Out<'a> {
     Array(Items<'a>, Vec<Json>),
     Object(ListIter<'a>, String, Map<String, Json>),
+    /// An alist of dotted pairs: each element's car is the key, its cdr the value.
+    Alist(ListIter<'a>, String, Map<String, Json>),
 }
 
 /// A guest value as JSON (see the module table).
@@ -111,7 +117,7 @@ pub fn to_json(value: &Value, symbols: &Symbols, limits: &Limits) -> Result<Json
             match stack.last_mut() {
                 None => return Ok(json),
                 Some(Out::Array(_, items)) => items.push(json),
-                Some(Out::Object(_, key, map)) => {
+                Some(Out::Object(_, key, map) | Out::Alist(_, key, map)) => {
                     let key = std::mem::take(key);
                     if !map.contains_key(&key) {
                         map.insert(key, json);
@@ -129,13 +135,20 @@ pub fn to_json(value: &Value, symbols: &Symbols, limits: &Limits) -> Result<Json
                 }
                 _ => None,
             },
+            Some(Out::Alist(rest, key, _)) => match rest.next() {
+                Some(Value::Cons(pair)) => {
+                    *key = alist_key(pair.car(), symbols);
+                    Some(pair.cdr())
+                }
+                _ => None,
+            },
         };
         match next {
             Some(child) => done = start_out(child, symbols, &mut stack)?,
             None => {
                 done = match stack.pop() {
                     Some(Out::Array(_, items)) => Some(Json::Array(items)),
-                    Some(Out::Object(_, _, map)) => Some(Json::Object(map)),
+                    Some(Out::Object(_, _, map) | Out::Alist(_, _, map)) => Some(Json::Object(map)),
                     None => Some(Json::Null),
                 }
             }
@@ -186,6 +199,7 @@ fn start_out<'a>(
         Value::Cons(_) => {
             match list_shape(value, symbols) {
                 Shape::Object => open(stack, Out::Object(value.iter(), String::new(), Map::new()))?,
+                Shape::Alist => open(stack, Out::Alist(value.iter(), String::new(), Map::new()))?,
                 Shape::Array => open(stack, Out::Array(Items::List(value.iter()), Vec::new()))?,
                 Shape::Improper => {
                     return Err(value_error(
@@ -211,8 +225,46 @@ fn open<'a>(stack: &mut Vec<Out<'a>>, frame: Out<'a>) -> Result<()> {
 
 enum Shape {
     Object,
+    Alist,
     Array,
     Improper,
+}
+
+/// The object key of an alist element's car: a string as is, a symbol by name (a
+/// keyword without its colon).
+fn alist_key(key: &Value, symbols: &Symbols) -> String {
+    match key {
+        Value::Str(s) => s.as_str().to_owned(),
+        Value::Sym(symbol) => {
+            let name = symbols.name(*symbol);
+            if symbol.is_keyword() {
+                name.get(1..).unwrap_or("").to_owned()
+            } else {
+                name.to_owned()
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+/// Whether `list` is a non-empty proper list of dotted pairs `(KEY . VALUE)` with symbol
+/// or string keys and atom (or vector) values: an alist, which only an object can carry
+/// (as a JSON array its pairs would be improper lists).
+fn is_dotted_alist(list: &Value) -> bool {
+    let mut items = list.iter();
+    let mut count = 0usize;
+    for item in items.by_ref() {
+        let Value::Cons(pair) = item else {
+            return false;
+        };
+        let key_ok = matches!(pair.car(), Value::Str(_))
+            || matches!(pair.car(), Value::Sym(s) if *s != well_known::NULL && *s != well_known::JSON_FALSE);
+        if !key_ok || matches!(pair.cdr(), Value::Nil | Value::Cons(_)) {
+            return false;
+        }
+        count += 1;
+    }
+    count > 0 && items.rest().is_nil()
 }
 
 /// Whether a cons is an object-shaped plist, another proper list, or improper.
@@ -235,6 +287,8 @@ fn list_shape(list: &Value, symbols: &Symbols) -> Shape {
     }
     if !items.rest().is_nil() {
         Shape::Improper
+    } else if is_dotted_alist(list) {
+        Shape::Alist
     } else if keys_ok && count > 0 && count.is_multiple_of(2) {
         Shape::Object
     } else {

@@ -124,7 +124,7 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
     }
 }
 
-/// `(quote X)`, `` (\` X) ``, `(, X)` and `(,@ X)` print with their reader sugar, as Emacs
+/// `(quote X)`, `(function X)`, `` (\` X) ``, `(, X)` and `(,@ X)` print with their reader sugar, as Emacs
 /// does by default (`print-quoted`).
 ///
 /// `(, @x)` prints as `, @x`: `,@x` would read back as a splice.
@@ -146,6 +146,7 @@ fn reader_sugar<'a>(
             _ => ",",
         },
         well_known::SPLICE => ",@",
+        _ if names.symbol_name(*op) == "function" => "#'",
         _ => return None,
     };
     Some((prefix, rest.car()))

@@ -83,6 +83,9 @@ pub enum Wrap {
     /// `P\'` by plain concatenation, as `split-string` trims the end of a piece: a final
     /// `$` of P is then followed by `\'` and so is a literal, as in Emacs.
     EndConcatenated,
+    /// The pattern as written with its `\(...\)` groups capturing (`string-match`,
+    /// `replace-regexp-in-string`), so the match data can report them.
+    Capturing,
 }
 
 /// One compiled guest regexp.
@@ -139,6 +142,27 @@ impl Regex {
         self.regex.search(&input).map(|m| (m.start(), m.end()))
     }
 
+    /// The leftmost-first match at or after byte `start` with every group's byte span
+    /// (group 0 the whole match; `None` for a group that did not take part). Only a
+    /// [`Wrap::Capturing`] regexp has groups beyond 0.
+    #[must_use]
+    pub fn captures_at(&self, haystack: &str, start: usize) -> Option<Vec<Option<(usize, usize)>>> {
+        if !haystack.is_char_boundary(start) {
+            return None;
+        }
+        let input = Input::new(haystack).span(start..haystack.len());
+        let mut captures = self.regex.create_captures();
+        self.regex.search_captures(&input, &mut captures);
+        if !captures.is_match() {
+            return None;
+        }
+        Some(
+            (0..captures.group_len())
+                .map(|group| captures.get_group(group).map(|span| (span.start, span.end)))
+                .collect(),
+        )
+    }
+
     /// Whether the regexp matches somewhere in `haystack`.
     #[must_use]
     pub fn is_match(&self, haystack: &str) -> bool {
@@ -151,6 +175,10 @@ impl Regex {
 #[derive(Debug, Default)]
 pub struct RegexCache {
     entries: Vec<(Box<str>, Wrap, Arc<Regex>)>,
+    /// The run's match data: what the last successful `string-match` found, as character
+    /// indices of its string per group. Per run (the cache belongs to one machine), so no
+    /// state is shared between runs.
+    pub match_data: Vec<Option<(usize, usize)>>,
 }
 
 impl RegexCache {
@@ -366,7 +394,7 @@ fn translate(pattern: &str, wrap: Wrap) -> Result<String, &'static str> {
     match wrap {
         Wrap::Start => out.push_str(r"\A(?:"),
         Wrap::End => out.push_str("(?:"),
-        Wrap::Plain | Wrap::EndConcatenated => {}
+        Wrap::Plain | Wrap::EndConcatenated | Wrap::Capturing => {}
     }
     // `^` is an anchor at the start of the pattern and after `\(`; `$` at the end of the
     // pattern and before `\)` (Emacs's context rules); elsewhere both are literal.
@@ -401,7 +429,7 @@ fn translate(pattern: &str, wrap: Wrap) -> Result<String, &'static str> {
                             return Err("Invalid regular expression");
                         }
                         depth += 1;
-                        out.push_str("(?:");
+                        out.push_str(if wrap == Wrap::Capturing { "(" } else { "(?:" });
                         group_start = true;
                     }
                     ')' => {
@@ -454,7 +482,7 @@ fn translate(pattern: &str, wrap: Wrap) -> Result<String, &'static str> {
         Wrap::Start => out.push(')'),
         Wrap::End => out.push_str(r")\z"),
         Wrap::EndConcatenated => out.push_str(r"\z"),
-        Wrap::Plain => {}
+        Wrap::Plain | Wrap::Capturing => {}
     }
     Ok(out)
 }

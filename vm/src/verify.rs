@@ -172,6 +172,14 @@ impl Checker<'_> {
             }
             Op::Return { src } | Op::CheckCallable { src } => self.reg(src),
             Op::Fail { msg } => self.message(msg),
+            Op::PushHandler { dst, clauses } => {
+                self.reg(dst)?;
+                self.reg(Reg(dst.0.saturating_add(1)))?;
+                self.constant(clauses).map(|_| ())?;
+                // The handler code starts two instructions on, after the jump to the body.
+                self.jump(1)
+            }
+            Op::PopHandler => Ok(()),
             Op::AssertList { src, msg } => {
                 self.reg(src)?;
                 self.message(msg)

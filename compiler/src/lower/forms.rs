@@ -44,6 +44,7 @@ impl Lowerer<'_> {
             Special::Mapcar => self.lower_mapcar(args, dst),
             Special::Parallel => self.lower_parallel(args, dst),
             Special::ParallelMap => self.lower_parallel_map(args, dst),
+            Special::ConditionCase => self.lower_condition_case(args, dst),
             Special::Definition => {
                 let name = form
                     .head_symbol()

@@ -19,6 +19,7 @@
 
 mod builder;
 mod forms;
+mod handlers;
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
@@ -85,10 +86,11 @@ enum Special {
     Mapcar,
     Parallel,
     ParallelMap,
+    ConditionCase,
     Definition,
 }
 
-const SPECIALS: [(&str, Special); 18] = [
+const SPECIALS: [(&str, Special); 19] = [
     ("quote", Special::Quote),
     ("if", Special::If),
     ("progn", Special::Progn),
@@ -105,6 +107,7 @@ const SPECIALS: [(&str, Special); 18] = [
     ("mapcar", Special::Mapcar),
     ("parallel", Special::Parallel),
     ("parallel-map", Special::ParallelMap),
+    ("condition-case", Special::ConditionCase),
     ("defun", Special::Definition),
     ("defmacro", Special::Definition),
 ];
@@ -498,6 +501,14 @@ impl<'a> Lowerer<'a> {
                 self.load_constant(dst, form.to_value())?;
             }
             SexpKind::List(items) => self.compound(form, items, dst, tail)?,
+            SexpKind::Dotted(..) => {
+                return Err(Diagnostic::new(
+                    crate::reader::codes::IMPROPER_LIST,
+                    ErrorKind::Script,
+                    "Improper list in script",
+                    form.span,
+                ));
+            }
         }
         Ok(())
     }
@@ -789,6 +800,10 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> FxHashSet<Symbol> {
         match &form.kind {
             SexpKind::Sym(symbol) if inside => {
                 found.insert(*symbol);
+            }
+            SexpKind::Dotted(items, tail) => {
+                stack.push((tail, inside));
+                stack.extend(items.iter().map(|item| (item, inside)));
             }
             SexpKind::List(items) | SexpKind::Vector(items) => {
                 let is_lambda = items

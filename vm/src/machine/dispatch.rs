@@ -21,9 +21,15 @@ impl Machine {
             return self.settle_error(error);
         }
         let program = Arc::clone(&self.program);
-        match self.execute(&program) {
-            Ok(step) => step,
-            Err(error) => self.settle_error(error),
+        loop {
+            match self.execute(&program) {
+                Ok(step) => return step,
+                Err(error) => {
+                    if let Err(error) = self.catch(error) {
+                        return self.settle_error(error);
+                    }
+                }
+            }
         }
     }
 

@@ -196,6 +196,22 @@ impl Machine {
                 );
                 return self.return_value(value);
             }
+            Op::PushHandler { dst, clauses } => {
+                let clauses = program
+                    .constants
+                    .get(clauses.as_usize())
+                    .cloned()
+                    .ok_or_else(|| internal("handler clauses"))?;
+                self.handlers.push(super::Handler {
+                    depth: self.frames.len(),
+                    pc: pc + 1,
+                    dst: base + dst.as_usize(),
+                    clauses,
+                });
+            }
+            Op::PopHandler => {
+                self.handlers.pop();
+            }
             Op::Fail { msg } => {
                 let message = program
                     .constants

@@ -63,6 +63,19 @@ enum State {
 
 type Args = SmallVec<[Value; 8]>;
 
+/// An installed `condition-case` handler ([`crate::isa::Op::PushHandler`]).
+#[derive(Debug, Clone)]
+struct Handler {
+    /// `frames.len()` when it was installed: its frame is `frames[depth - 1]`.
+    depth: usize,
+    /// The handler code's first instruction in that frame's function.
+    pc: usize,
+    /// Absolute register receiving `(SYMBOL . DATA)`; the next one the clause index.
+    dst: usize,
+    /// The clauses' condition lists.
+    clauses: Value,
+}
+
 /// One run of a program. `Send`, so a host may move it between threads between steps.
 #[derive(Debug)]
 pub struct Machine {
@@ -93,6 +106,8 @@ pub struct Machine {
     pending: Option<Step>,
     /// The final value, between the returning instruction and the dispatch loop.
     outcome_value: Value,
+    /// Installed `condition-case` handlers, innermost last.
+    handlers: Vec<Handler>,
 }
 
 impl Machine {
@@ -136,6 +151,7 @@ impl Machine {
             regexps: RegexCache::new(),
             pending: None,
             outcome_value: Value::Nil,
+            handlers: Vec::new(),
         }
     }
 
@@ -219,6 +235,51 @@ impl Machine {
                 "The machine is not waiting for {what}"
             ))),
         }
+    }
+
+    /// Unwinds to the innermost handler that catches `error`: drops the frames and handlers
+    /// above it, stores `(SYMBOL . DATA)` and the clause index, and resumes at its code.
+    /// `Err(error)` when no handler catches it (or it is not catchable).
+    pub(super) fn catch(&mut self, error: Error) -> Result<()> {
+        if self.handlers.is_empty() || !crate::prims::signal::catchable(&error) {
+            return Err(error);
+        }
+        let (symbol, data) = crate::prims::signal::condition_of(&error);
+        while let Some(handler) = self.handlers.pop() {
+            let mut chosen = None;
+            for (index, clause) in handler.clauses.iter().enumerate() {
+                let matches = clause.iter().any(|condition| match condition {
+                    Value::T => true,
+                    Value::Sym(name) => {
+                        crate::prims::signal::inherits(&symbol, self.symbols.name(*name))
+                    }
+                    _ => false,
+                });
+                if matches {
+                    chosen = Some(index);
+                    break;
+                }
+            }
+            let Some(index) = chosen else { continue };
+            if handler.depth == 0 || handler.depth > self.frames.len() {
+                return Err(internal("handler frame vanished"));
+            }
+            self.frames.truncate(handler.depth);
+            if let Some(top) = self.frames.last_mut() {
+                top.pc = handler.pc;
+            }
+            let condition = Value::cons(Value::Sym(self.symbols.intern(&symbol)), data);
+            self.charge_retained(condition.weight().bytes)?;
+            let slot = self
+                .regs
+                .get_mut(handler.dst..handler.dst + 2)
+                .ok_or_else(|| internal("handler registers"))?;
+            slot[0] = condition;
+            slot[1] = Value::Int(i64::try_from(index).unwrap_or(i64::MAX));
+            self.batch = None;
+            return Ok(());
+        }
+        Err(error)
     }
 
     fn settle_error(&mut self, error: Error) -> Step {

@@ -129,7 +129,7 @@ pub(super) fn concat(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 }
 
 /// Resolves a `substring`-style index: nil is `default`, negative counts from the end.
-fn resolve_index(
+pub(super) fn resolve_index(
     ctx: &PrimCtx<'_>,
     value: &Value,
     default: usize,
