@@ -92,11 +92,11 @@ async def main(args: argparse.Namespace) -> None:
         # Context: the composed request against the one-call-per-turn transcript.
         script = f'''
 (let ((names nil) (out nil) (i 0))
-  (dolist (line (split-string (fs.list_directory :path "{root}") "\\n" t))
+  (dolist (line (split-string (plist-get (fs.list_directory :path "{root}") :content) "\\n" t))
     (when (and (string-prefix-p "[FILE] " line) (string-suffix-p ".md" line))
       (setq names (cons (substring line 7) names))))
   (setq names (reverse names))
-  (let ((texts (parallel-map (lambda (f) (fs.read_text_file :path (concat "{root}/" f))) names)))
+  (let ((texts (parallel-map (lambda (f) (plist-get (fs.read_text_file :path (concat "{root}/" f)) :content)) names)))
     (dolist (f names)
       (let ((lines (split-string (nth i texts) "\\n")))
         (setq out (cons (list f (car lines) (length lines)) out)))

@@ -127,7 +127,8 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
                     assert not r.is_error, text_of(r)
                     value = r.structured_content["value"]
                     assert value[0] == "The sum of 2 and 3 is 5.", value
-                    assert value[1] == "hello from a\n", value
+                    # server-filesystem sends structuredContent {"content": TEXT}.
+                    assert value[1] == {"content": "hello from a\n"}, value
                     assert "hi" in value[2], value
                     calls = r.structured_content["calls"]
                     assert [c["tool"] for c in calls] == [

@@ -126,8 +126,11 @@ impl PtcServer {
             .with_limits(limits)
             .with_policy(Arc::new(policy));
         let mut options = RunOptions::default();
+        let mut forwarder = None;
         if let Some(token) = progress_token {
-            options.progress = Some(progress_sink(context.peer.clone(), token));
+            let (sink, task) = progress_sink(context.peer.clone(), token);
+            options.progress = Some(sink);
+            forwarder = Some(task);
         }
         let cancel: CancelToken = options.cancel.clone();
         let run = runner.run_program(compiled.program, compiled.direct, script, options);
@@ -140,6 +143,10 @@ impl PtcServer {
                 run.await
             }
         };
+        // The run dropped the sink: let the last notifications go out before the result.
+        if let Some(task) = forwarder {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
+        }
         let raw: Vec<_> = outcome
             .calls
             .iter()
@@ -179,10 +186,17 @@ fn text_result(text: &str, is_error: bool) -> CallToolResult {
     }
 }
 
-/// A progress sink that forwards each change of the settled/issued counts to the client.
-fn progress_sink(peer: Peer<RoleServer>, token: Json) -> Arc<dyn ptc_runtime::ProgressSink> {
+/// A progress sink that forwards each change of the settled/issued counts to the client,
+/// and the forwarding task, which ends once the sink is dropped and everything is sent.
+fn progress_sink(
+    peer: Peer<RoleServer>,
+    token: Json,
+) -> (
+    Arc<dyn ptc_runtime::ProgressSink>,
+    tokio::task::JoinHandle<()>,
+) {
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(usize, usize, String)>();
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         let mut last = None;
         while let Some((done, total, message)) = receiver.recv().await {
             if last == Some((done, total)) {
@@ -198,7 +212,7 @@ fn progress_sink(peer: Peer<RoleServer>, token: Json) -> Arc<dyn ptc_runtime::Pr
             }
         }
     });
-    Arc::new(move |snapshot: &Progress| {
+    let sink = Arc::new(move |snapshot: &Progress| {
         let message = if snapshot.active.is_empty() {
             format!("{}/{} calls settled", snapshot.completed, snapshot.total)
         } else {
@@ -210,7 +224,8 @@ fn progress_sink(peer: Peer<RoleServer>, token: Json) -> Arc<dyn ptc_runtime::Pr
             )
         };
         let _ = sender.send((snapshot.completed, snapshot.total, message));
-    })
+    });
+    (sink, task)
 }
 
 /// The permission policy: calls of `ask` tools need the user's consent through MCP

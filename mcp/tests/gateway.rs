@@ -543,3 +543,40 @@ async fn ask_tools_need_the_users_consent_through_elicitation() {
         text_of(&result)
     );
 }
+
+#[tokio::test]
+async fn streamable_http_on_loopback_serves_the_same_tools() {
+    let h = harness(&["up"], json!({})).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(ptc_mcp::serve_http_on(h.gateway.clone(), listener, async {
+        let _ = stopped.await;
+    }));
+    let transport =
+        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let client = TestClient::default().serve(transport).await.unwrap();
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(instructions.contains("(up.echo :text"), "{instructions}");
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 2);
+    let params = CallToolRequestParams::new("ToolCall").with_arguments(
+        json!({"expression": r#"(parallel (up.echo :text "over") (up.sum :a 1 :b 2))"#})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let result = serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap();
+    assert_eq!(
+        result["structuredContent"]["value"],
+        json!(["over", {"sum": 3.0}]),
+        "{result}"
+    );
+    drop(client);
+    let _ = stop.send(());
+    tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .expect("the HTTP server did not stop")
+        .unwrap()
+        .unwrap();
+}
