@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod builtin;
+mod mcp;
 mod stub;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -64,6 +65,8 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
+    Mcp(mcp::McpArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -118,6 +121,7 @@ fn main() -> ExitCode {
             common,
         } => check(file.as_deref(), expression, &common),
         Command::Describe { common } => describe(&common),
+        Command::Mcp(args) => mcp::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,519 @@
+//! The gateway's configuration file: the `mcpServers` object MCP clients already use, plus an
+//! optional `ptc` section (spec/reference/mcp.md §1).
+//!
+//! Parsing is strict and hand-written so that every refusal names the file, the server and
+//! the field: an unknown key, a value of the wrong type or a missing field is a
+//! [`ConfigError`] at start-up, never a silent default.
+//!
+//! Invariants:
+//! - Every server has exactly one transport: `command` (stdio child process) or `url`
+//!   (streamable HTTP).
+//! - Every glob in a tool filter compiled; every budget went through
+//!   [`ptc_vm::Limits::set`], so the limits are the ones `--limit` would give.
+//! - Per-server filters in `ptc.servers` only name servers that exist in `mcpServers`.
+
+use globset::{Glob, GlobMatcher};
+use ptc_vm::Limits;
+use serde_json::{Map, Value as Json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A refused configuration: the file, the place inside it, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {location}: {message}")]
+pub struct ConfigError {
+    /// The configuration file.
+    pub file: String,
+    /// Where in it, e.g. `mcpServers.fs.args[1]`.
+    pub location: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// How ptc reaches one upstream server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking MCP on its stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable-HTTP MCP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+    },
+}
+
+/// Which of a server's tools are exposed, and which need the user's consent per call.
+#[derive(Debug, Clone, Default)]
+pub struct ToolFilter {
+    /// When present, only tools matching one of these globs are exposed.
+    pub allow: Option<Vec<GlobMatcher>>,
+    /// Tools matching one of these are never exposed.
+    pub deny: Vec<GlobMatcher>,
+    /// Tools matching one of these are asked about (MCP elicitation) before each call.
+    pub ask: Vec<GlobMatcher>,
+}
+
+impl ToolFilter {
+    /// Whether the MCP tool `name` is exposed.
+    #[must_use]
+    pub fn exposes(&self, name: &str) -> bool {
+        let allowed = self
+            .allow
+            .as_ref()
+            .is_none_or(|globs| globs.iter().any(|g| g.is_match(name)));
+        allowed && !self.deny.iter().any(|g| g.is_match(name))
+    }
+
+    /// Whether each call of the MCP tool `name` needs the user's consent.
+    #[must_use]
+    pub fn asks(&self, name: &str) -> bool {
+        self.ask.iter().any(|g| g.is_match(name))
+    }
+}
+
+/// One upstream server.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The key in `mcpServers`: the prefix of its tools in the roster.
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// Its tool filter (`ptc.servers.NAME`).
+    pub filter: ToolFilter,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where it was read from.
+    pub file: String,
+    /// The upstream servers, in file order.
+    pub servers: Vec<ServerConfig>,
+    /// Budgets for every ToolCall (including `parallelism` and `tool-timeout-ms`).
+    pub limits: Limits,
+    /// Roster names (`SERVER.TOOL`) that are standalone-only.
+    pub standalone: Vec<String>,
+    /// How long one upstream may take to start, initialize and list its tools.
+    pub startup_timeout: Duration,
+}
+
+/// The per-call timeout when the file sets none: long operations are normal upstream, a
+/// call that never answers is not.
+pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 120_000;
+
+/// The start-up timeout per upstream when the file sets none.
+pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 30_000;
+
+/// The keys of a server entry and of the `ptc` section: single closed tables.
+const SERVER_KEYS: &[&str] = &["type", "command", "args", "env", "cwd", "url"];
+const PTC_KEYS: &[&str] = &[
+    "servers",
+    "standalone",
+    "limits",
+    "parallelism",
+    "toolTimeoutMs",
+    "startupTimeoutMs",
+];
+const FILTER_KEYS: &[&str] = &["allow", "deny", "ask"];
+
+struct Ctx<'a> {
+    file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, location: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: self.file.to_owned(),
+            location: location.into(),
+            message: message.into(),
+        }
+    }
+
+    fn object<'v>(&self, value: &'v Json, at: &str) -> Result<&'v Map<String, Json>, ConfigError> {
+        value
+            .as_object()
+            .ok_or_else(|| self.err(at, format!("expected an object, found {}", kind(value))))
+    }
+
+    fn string<'v>(&self, value: &'v Json, at: &str) -> Result<&'v str, ConfigError> {
+        value
+            .as_str()
+            .ok_or_else(|| self.err(at, format!("expected a string, found {}", kind(value))))
+    }
+
+    fn strings(&self, value: &Json, at: &str) -> Result<Vec<String>, ConfigError> {
+        let items = value.as_array().ok_or_else(|| {
+            self.err(
+                at,
+                format!("expected an array of strings, found {}", kind(value)),
+            )
+        })?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.string(item, &format!("{at}[{i}]")).map(str::to_owned))
+            .collect()
+    }
+
+    fn unknown_keys(
+        &self,
+        object: &Map<String, Json>,
+        known: &[&str],
+        at: &str,
+    ) -> Result<(), ConfigError> {
+        match object.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(key) => Err(self.err(
+                join(at, key),
+                format!("unknown key; expected one of {}", known.join(", ")),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn globs(&self, value: &Json, at: &str) -> Result<Vec<GlobMatcher>, ConfigError> {
+        let patterns = self.strings(value, at)?;
+        patterns
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Glob::new(p)
+                    .map(|g| g.compile_matcher())
+                    .map_err(|e| self.err(format!("{at}[{i}]"), format!("bad glob: {e}")))
+            })
+            .collect()
+    }
+
+    fn millis(&self, value: &Json, at: &str) -> Result<Option<u64>, ConfigError> {
+        match value {
+            Json::String(s) if s == "off" => Ok(None),
+            Json::Number(n) if n.as_u64().is_some_and(|n| n > 0) => Ok(n.as_u64()),
+            other => Err(self.err(
+                at,
+                format!(
+                    "expected a positive integer of milliseconds or \"off\", found {}",
+                    kind(other)
+                ),
+            )),
+        }
+    }
+}
+
+fn join(at: &str, key: &str) -> String {
+    if at.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{at}.{key}")
+    }
+}
+
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+impl Config {
+    /// Reads and checks the file at `path`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the file, the place and the problem.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: file.clone(),
+            location: "(file)".to_owned(),
+            message: format!("cannot read it: {e}"),
+        })?;
+        Config::parse(&file, &text)
+    }
+
+    /// Checks the configuration `text`, reporting errors against `file`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the file, the place and the problem.
+    pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
+        let cx = Ctx { file };
+        let root: Json = serde_json::from_str(text).map_err(|e| {
+            cx.err(
+                format!("line {} column {}", e.line(), e.column()),
+                format!("not valid JSON: {e}"),
+            )
+        })?;
+        let root = cx.object(&root, "(top level)")?;
+        cx.unknown_keys(root, &["mcpServers", "ptc"], "")?;
+        let servers = root
+            .get("mcpServers")
+            .ok_or_else(|| cx.err("mcpServers", "missing field"))?;
+        let servers = cx.object(servers, "mcpServers")?;
+        let mut parsed = Vec::new();
+        for (name, entry) in servers {
+            parsed.push(parse_server(&cx, name, entry)?);
+        }
+        let mut config = Config {
+            file: file.to_owned(),
+            servers: parsed,
+            limits: Limits {
+                tool_timeout_ms: Some(DEFAULT_TOOL_TIMEOUT_MS),
+                ..Limits::default()
+            },
+            standalone: Vec::new(),
+            startup_timeout: Duration::from_millis(DEFAULT_STARTUP_TIMEOUT_MS),
+        };
+        if let Some(ptc) = root.get("ptc") {
+            parse_ptc(&cx, ptc, &mut config)?;
+        }
+        Ok(config)
+    }
+}
+
+fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, ConfigError> {
+    let at = format!("mcpServers.{name}");
+    if name.is_empty() || name.contains('.') || name.chars().any(char::is_whitespace) {
+        return Err(cx.err(
+            &at,
+            "a server name must be non-empty, without dots or white space (it prefixes its tools as NAME.TOOL)",
+        ));
+    }
+    let entry = cx.object(entry, &at)?;
+    cx.unknown_keys(entry, SERVER_KEYS, &at)?;
+    let field = |key: &str| entry.get(key).map(|v| (v, join(&at, key)));
+    let declared = match field("type") {
+        Some((v, loc)) => Some(cx.string(v, &loc)?.to_owned()),
+        None => None,
+    };
+    let transport = match (field("command"), field("url")) {
+        (Some(_), Some(_)) => {
+            return Err(cx.err(
+                &at,
+                "give either `command` (stdio) or `url` (HTTP), not both",
+            ));
+        }
+        (None, None) => {
+            return Err(cx.err(
+                join(&at, "command"),
+                "missing field (or give `url` for an HTTP server)",
+            ));
+        }
+        (Some((command, loc)), None) => {
+            if let Some(t) = declared.as_deref().filter(|t| *t != "stdio") {
+                return Err(cx.err(
+                    join(&at, "type"),
+                    format!("`{t}` does not go with `command`; expected \"stdio\""),
+                ));
+            }
+            let command = cx.string(command, &loc)?.to_owned();
+            if command.is_empty() {
+                return Err(cx.err(loc, "must not be empty"));
+            }
+            let args = match field("args") {
+                Some((v, loc)) => cx.strings(v, &loc)?,
+                None => Vec::new(),
+            };
+            let mut env = BTreeMap::new();
+            if let Some((v, loc)) = field("env") {
+                for (key, value) in cx.object(v, &loc)? {
+                    env.insert(key.clone(), cx.string(value, &join(&loc, key))?.to_owned());
+                }
+            }
+            let cwd = match field("cwd") {
+                Some((v, loc)) => Some(PathBuf::from(cx.string(v, &loc)?)),
+                None => None,
+            };
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
+        }
+        (None, Some((url, loc))) => {
+            match declared.as_deref() {
+                None | Some("http" | "streamable-http" | "streamableHttp") => {}
+                Some(t) => {
+                    return Err(cx.err(
+                        join(&at, "type"),
+                        format!(
+                            "`{t}` is not supported with `url`; expected \"http\" (streamable HTTP)"
+                        ),
+                    ));
+                }
+            }
+            for key in ["args", "env", "cwd"] {
+                if entry.contains_key(key) {
+                    return Err(cx.err(join(&at, key), "only a stdio server (`command`) takes it"));
+                }
+            }
+            let url = cx.string(url, &loc)?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(cx.err(loc, "expected an http:// or https:// URL"));
+            }
+            Transport::Http {
+                url: url.to_owned(),
+            }
+        }
+    };
+    Ok(ServerConfig {
+        name: name.to_owned(),
+        transport,
+        filter: ToolFilter::default(),
+    })
+}
+
+fn parse_ptc(cx: &Ctx<'_>, ptc: &Json, config: &mut Config) -> Result<(), ConfigError> {
+    let ptc = cx.object(ptc, "ptc")?;
+    cx.unknown_keys(ptc, PTC_KEYS, "ptc")?;
+    if let Some(servers) = ptc.get("servers") {
+        for (name, filter) in cx.object(servers, "ptc.servers")? {
+            let at = format!("ptc.servers.{name}");
+            let Some(server) = config.servers.iter_mut().find(|s| &s.name == name) else {
+                return Err(cx.err(at, "no such server in mcpServers"));
+            };
+            let filter = cx.object(filter, &at)?;
+            cx.unknown_keys(filter, FILTER_KEYS, &at)?;
+            if let Some(v) = filter.get("allow") {
+                server.filter.allow = Some(cx.globs(v, &join(&at, "allow"))?);
+            }
+            if let Some(v) = filter.get("deny") {
+                server.filter.deny = cx.globs(v, &join(&at, "deny"))?;
+            }
+            if let Some(v) = filter.get("ask") {
+                server.filter.ask = cx.globs(v, &join(&at, "ask"))?;
+            }
+        }
+    }
+    if let Some(v) = ptc.get("standalone") {
+        config.standalone = cx.strings(v, "ptc.standalone")?;
+    }
+    if let Some(limits) = ptc.get("limits") {
+        for (key, value) in cx.object(limits, "ptc.limits")? {
+            let text = match value {
+                Json::String(s) => s.clone(),
+                Json::Number(n) => n.to_string(),
+                other => {
+                    return Err(cx.err(
+                        join("ptc.limits", key),
+                        format!("expected a number or a string, found {}", kind(other)),
+                    ));
+                }
+            };
+            config
+                .limits
+                .set(key, &text)
+                .map_err(|e| cx.err(join("ptc.limits", key), e.to_string()))?;
+        }
+    }
+    if let Some(v) = ptc.get("parallelism") {
+        let n = v
+            .as_u64()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| cx.err("ptc.parallelism", "expected a positive integer"))?;
+        config
+            .limits
+            .set("parallelism", &n.to_string())
+            .map_err(|e| cx.err("ptc.parallelism", e.to_string()))?;
+    }
+    if let Some(v) = ptc.get("toolTimeoutMs") {
+        config.limits.tool_timeout_ms = cx.millis(v, "ptc.toolTimeoutMs")?;
+    }
+    if let Some(v) = ptc.get("startupTimeoutMs") {
+        let ms = cx
+            .millis(v, "ptc.startupTimeoutMs")?
+            .unwrap_or(DEFAULT_STARTUP_TIMEOUT_MS);
+        config.startup_timeout = Duration::from_millis(ms);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        Config::parse("c.json", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_full_file_parses() {
+        let config = Config::parse(
+            "c.json",
+            r#"{"mcpServers": {
+                 "fs": {"command": "srv", "args": ["/tmp"], "env": {"A": "1"}, "cwd": "/"},
+                 "web": {"type": "http", "url": "http://127.0.0.1:9/mcp"}},
+               "ptc": {"servers": {"fs": {"allow": ["read_*"], "deny": ["read_media*"], "ask": ["read_text_file"]}},
+                       "standalone": ["fs.read_file"], "limits": {"steps": 5000, "tool-calls": "9"},
+                       "parallelism": 2, "toolTimeoutMs": 500, "startupTimeoutMs": 100}}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers.len(), 2);
+        let fs = &config.servers[0];
+        assert!(fs.filter.exposes("read_file"));
+        assert!(!fs.filter.exposes("read_media_file"));
+        assert!(!fs.filter.exposes("write_file"));
+        assert!(fs.filter.asks("read_text_file") && !fs.filter.asks("read_file"));
+        assert!(config.servers[1].filter.exposes("anything"));
+        assert_eq!(config.limits.parallelism, 2);
+        assert_eq!(config.limits.tool_timeout_ms, Some(500));
+        assert_eq!(config.limits.steps, 5000);
+        assert_eq!(config.standalone, vec!["fs.read_file".to_owned()]);
+        assert_eq!(config.startup_timeout, Duration::from_millis(100));
+    }
+
+    #[test]
+    fn errors_name_the_file_the_server_and_the_field() {
+        assert_eq!(
+            err(r#"{"mcpServers": {"fs": {"command": "x", "argz": []}}}"#),
+            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url"
+        );
+        assert_eq!(
+            err(r#"{"mcpServers": {"fs": {"command": "x", "args": ["a", 3]}}}"#),
+            "c.json: mcpServers.fs.args[1]: expected a string, found a number"
+        );
+        assert_eq!(
+            err(r#"{"mcpServers": {"fs": {"args": []}}}"#),
+            "c.json: mcpServers.fs.command: missing field (or give `url` for an HTTP server)"
+        );
+        assert_eq!(
+            err(r#"{"servers": {}}"#),
+            "c.json: servers: unknown key; expected one of mcpServers, ptc"
+        );
+        assert_eq!(err(r#"{}"#), "c.json: mcpServers: missing field");
+        assert_eq!(
+            err(r#"{"mcpServers": {}, "ptc": {"servers": {"gh": {}}}}"#),
+            "c.json: ptc.servers.gh: no such server in mcpServers"
+        );
+        assert_eq!(
+            err(
+                r#"{"mcpServers": {"a": {"command": "x"}}, "ptc": {"servers": {"a": {"ask": "x"}}}}"#
+            ),
+            "c.json: ptc.servers.a.ask: expected an array of strings, found a string"
+        );
+        assert!(
+            err(r#"{"mcpServers": {}, "ptc": {"limits": {"stepz": 1}}}"#)
+                .starts_with("c.json: ptc.limits.stepz: ")
+        );
+        assert!(err("{").starts_with("c.json: line 1 column 1: not valid JSON"));
+        assert_eq!(
+            err(r#"{"mcpServers": {"a.b": {"command": "x"}}}"#),
+            "c.json: mcpServers.a.b: a server name must be non-empty, without dots or white space (it prefixes its tools as NAME.TOOL)"
+        );
+        assert_eq!(
+            err(r#"{"mcpServers": {"w": {"type": "sse", "url": "http://x"}}}"#),
+            "c.json: mcpServers.w.type: `sse` is not supported with `url`; expected \"http\" (streamable HTTP)"
+        );
+    }
+}
