@@ -263,6 +263,8 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
         }
         outcome
     });
+    // A handler thread stuck in a blocking call was abandoned by the run; do not wait for it.
+    runtime.shutdown_background();
     match common.format {
         Format::Text => println!("{}", outcome.text_with_notes()),
         Format::Json => println!("{}", outcome.to_json()),

@@ -208,14 +208,17 @@ fn panics_and_timeouts_become_error_values() {
     assert_eq!(code, 0);
     assert_eq!(
         outcome["text"],
-        "((:error \"Error: P panicked: kaboom\") (:error \"Error: H timed out after 50 ms\") \"<A>\")"
+        "((:error \"Error: P failed: the tool crashed (details are in the host's log)\") (:error \"Error: H timed out after 50 ms\") \"<A>\")"
     );
     assert_eq!(statuses(&outcome), ["error", "error", "success"]);
     // As a direct call, the failure is the tool's own: outcome tool-error.
     let (code, outcome) = run_json(&["--stub", "P=panic:kaboom"], "(P)");
     assert_eq!(code, 1);
     assert_eq!(outcome["outcome"], "tool-error");
-    assert_eq!(outcome["text"], "Error: P panicked: kaboom");
+    assert_eq!(
+        outcome["text"],
+        "Error: P failed: the tool crashed (details are in the host's log)"
+    );
     // A failing tool is an error value the script can inspect.
     let (_, outcome) = run_json(
         &["--stub", "E=error:disk on fire"],

@@ -1,16 +1,24 @@
-//! One nested call's life after its arguments were accepted: the permission check, the
-//! handler under a timeout, and panic containment; and the way a tool's result re-enters
-//! the guest as a value.
+//! One nested call's life in the tokio driver after the envelope dispatched it: the
+//! handler run in isolation from the driver, panic containment, and cancellation; and the
+//! way a tool's result re-enters the guest as a value.
 //!
 //! Invariants:
 //! - A handler or policy that panics never unwinds into the driver: a panicking handler
-//!   becomes a failed call, a panicking policy a denial (fail closed).
-//! - A timed-out call's cancellation token is cancelled and its future dropped.
-//! - Nothing here spawns a task: every future is owned by the driver's run, so dropping the
-//!   run drops every call in flight.
+//!   becomes [`Failure::Panicked`] (its text is for the host's log only; the guest gets a
+//!   fixed message), a panicking policy a denial (fail closed).
+//! - With [`Isolation::Thread`] (the default) a handler runs on the blocking pool, driven by
+//!   the runtime's handle, so a handler that blocks its thread cannot stop the driver's
+//!   timers, other calls, or cancellation. Once its call's token is cancelled (timeout,
+//!   denial, interrupt, deadline) the driver stops waiting for it at once; the handler's
+//!   future is dropped at its next await (the driver waits up to [`CANCEL_GRACE`] for that,
+//!   so a cooperative handler never outlives its run), and a thread stuck in a blocking
+//!   call is abandoned (it ends when that call returns; its answer is discarded).
+//! - With [`Isolation::Inline`] the handler's future is polled on the driver's task: cheaper,
+//!   for handlers known never to block (such as a pipe to another process).
 
 use crate::audit::{PREVIEW_CHARS, Status, preview};
 use crate::convert;
+use crate::envelope::Failure;
 use crate::policy::{Decision, PermissionPolicy};
 use crate::tool::{BoxFuture, ToolHandler, ToolRequestCtx, ToolResult};
 use futures::FutureExt as _;
@@ -20,15 +28,30 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How long a cancelled call's thread gets to drop the handler's future before the driver
+/// stops waiting for it ([`Isolation::Thread`]).
+pub const CANCEL_GRACE: Duration = Duration::from_millis(100);
+
+/// Where the driver runs each handler.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Isolation {
+    /// On the blocking pool, one thread per call in flight: a blocking handler stalls only
+    /// itself. The default.
+    #[default]
+    Thread,
+    /// On the driver's own task: for handlers that never block.
+    Inline,
+}
+
 /// How a launched call ended.
 #[derive(Debug)]
 pub(crate) enum ChildEnd {
-    /// The policy refused it.
-    Denied(String),
     /// The handler answered.
     Finished(ToolResult),
-    /// The handler panicked or timed out; the model-facing message.
-    Failed(String),
+    /// The handler panicked.
+    Failed(Failure),
+    /// Its token was cancelled first; nobody wants the answer.
+    Cancelled,
 }
 
 fn panic_text(payload: &(dyn Any + Send)) -> String {
@@ -56,36 +79,53 @@ pub(crate) fn check_policy(
     }
 }
 
-/// Runs the handler for `ctx` under `timeout_ms`, containing panics.
-pub(crate) async fn run_handler(
-    handler: Arc<dyn ToolHandler>,
-    ctx: ToolRequestCtx,
-    timeout_ms: Option<u64>,
-) -> ChildEnd {
-    let tool = ctx.tool.clone();
+/// The handler's answer with panics contained, or `Cancelled` once its token fires.
+async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildEnd {
     let cancel = ctx.cancel.clone();
     let future = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx))) {
         Ok(future) => future,
-        Err(payload) => {
-            return ChildEnd::Failed(format!("Error: {tool} panicked: {}", panic_text(&*payload)));
-        }
+        Err(payload) => return ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))),
     };
-    let guarded = AssertUnwindSafe(future).catch_unwind();
-    let result = match timeout_ms {
-        Some(ms) => match tokio::time::timeout(Duration::from_millis(ms), guarded).await {
-            Ok(result) => result,
-            Err(_) => {
-                cancel.cancel();
-                return ChildEnd::Failed(format!("Error: {tool} timed out after {ms} ms"));
-            }
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => ChildEnd::Cancelled,
+        result = AssertUnwindSafe(future).catch_unwind() => match result {
+            Ok(result) => ChildEnd::Finished(result),
+            Err(payload) => ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))),
         },
-        None => guarded.await,
-    };
-    match result {
-        Ok(result) => ChildEnd::Finished(result),
-        Err(payload) => {
-            ChildEnd::Failed(format!("Error: {tool} panicked: {}", panic_text(&*payload)))
+    }
+}
+
+/// Runs the handler for `ctx` as `isolation` says; resolves as soon as the call's token is
+/// cancelled, whatever the handler is doing.
+pub(crate) fn launch(
+    handler: Arc<dyn ToolHandler>,
+    ctx: ToolRequestCtx,
+    isolation: Isolation,
+) -> BoxFuture<ChildEnd> {
+    let cancel = ctx.cancel.clone();
+    let handle = tokio::runtime::Handle::try_current();
+    match (isolation, handle) {
+        (Isolation::Thread, Ok(handle)) => {
+            let task =
+                tokio::task::spawn_blocking(move || handle.block_on(contained(handler, ctx)));
+            Box::pin(async move {
+                let mut task = task;
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => {
+                        // Give the handler's thread a moment to drop its future; a thread
+                        // stuck in a blocking call is abandoned after the grace period.
+                        let _ = tokio::time::timeout(CANCEL_GRACE, &mut task).await;
+                        ChildEnd::Cancelled
+                    }
+                    joined = &mut task => joined.unwrap_or_else(|error| {
+                        ChildEnd::Failed(Failure::Panicked(error.to_string()))
+                    }),
+                }
+            })
         }
+        _ => Box::pin(contained(handler, ctx)),
     }
 }
 

@@ -1,39 +1,34 @@
-//! The driver: one script through the pipeline (dialect notes §12).
+//! The tokio driver: a thin loop over the sans-IO [`Envelope`] (dialect notes §12).
 //!
-//! [`Runner::run_program`] steps a [`Machine`] and services its suspensions: a single call
-//! ([`Step::Tool`]) or an ordered batch ([`Step::Batch`]). Each nested call gets the id
-//! `ENVELOPE/N` (N in dispatch order across the whole script), has its guest arguments
-//! converted and validated against its tool's schema (a refusal is a guest
-//! `(:error "Error: ...")` value), passes the permission policy, and runs its handler under
-//! the per-call timeout with panics contained. A batch runs at most `limits.parallelism`
-//! calls at once and joins results in source order.
+//! [`Runner::run_program`] starts an [`Envelope`] and answers its events: permission asks
+//! go to the host's [`PermissionPolicy`] (a policy that answers at once is applied in
+//! launch order), dispatched calls run their handlers (in isolation from the driver, see
+//! [`crate::dispatch::Isolation`]), cancellations cancel the calls' tokens, checkpoint
+//! records go to the [`CheckpointStore`], pauses yield to the executor, and waits race the
+//! handlers, pending decisions, the host's [`CancelToken`] and the envelope's next deadline.
+//! Every semantic rule — ids, batches, source order, the audit, timeouts, the wall-clock
+//! bound, the result cap — lives in the envelope.
 //!
 //! Invariants:
-//! - The driver yields to the executor at every [`Step::Pause`] and after every completion
-//!   inside a batch, so one busy script never starves other tasks.
-//! - No task is spawned: every call in flight is a future owned by this run, so none
-//!   outlives it; abandoned calls also have their cancellation token cancelled.
-//! - A denial aborts the script: running and queued siblings are cancelled, nothing more is
-//!   launched, and the run settles `denied`. Host cancellation settles `interrupted`.
-//!   Earlier effects are never rolled back.
-//! - Every outcome text except a direct call's own result is capped at
-//!   [`crate::MAX_RESULT_CHARS`] characters; the host's JSON `value` is never cut.
-//! - With a checkpoint store, the start record is durable before any child runs, and the
-//!   settled record is written (one retry) before the outcome is returned.
+//! - The driver yields to the executor at every [`Event::Pause`] and after every completion,
+//!   so one busy script never starves other tasks.
+//! - Every call still held when the run settles has its cancellation token cancelled, and
+//!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
+//! - Progress snapshots reach the host's sink in the order the envelope took them.
 
-use crate::audit::{self, AuditRecord, Status};
 use crate::cancel::CancelToken;
-use crate::checkpoint::{Checkpoint, CheckpointState, CheckpointStore};
-use crate::dispatch::{self, ChildEnd, settle_result};
-use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
+use crate::checkpoint::CheckpointStore;
+use crate::dispatch::{self, ChildEnd, Isolation};
+use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
+use crate::outcome::Outcome;
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
-use crate::progress::{self, Progress, ProgressSink};
-use crate::tool::{Registry, ToolRequestCtx, ToolResult};
-use crate::{args, convert};
+use crate::progress::ProgressSink;
+use crate::tool::{BoxFuture, Registry, ToolRequestCtx};
 use futures::FutureExt as _;
 use futures::StreamExt as _;
 use futures::stream::FuturesUnordered;
-use ptc_vm::{Limits, Machine, Program, Step, ToolRequest, Value};
+use ptc_vm::{Limits, Program};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -46,6 +41,7 @@ pub struct Runner {
     limits: Limits,
     policy: Arc<dyn PermissionPolicy>,
     checkpoints: Option<Arc<dyn CheckpointStore>>,
+    isolation: Isolation,
 }
 
 impl std::fmt::Debug for Runner {
@@ -54,6 +50,7 @@ impl std::fmt::Debug for Runner {
             .field("tools", &self.registry.len())
             .field("limits", &self.limits)
             .field("checkpoints", &self.checkpoints.is_some())
+            .field("isolation", &self.isolation)
             .finish_non_exhaustive()
     }
 }
@@ -65,8 +62,8 @@ pub struct RunOptions {
     pub id: Option<String>,
     /// Cancelling it interrupts the run.
     pub cancel: CancelToken,
-    /// Receives a [`Progress`] snapshot after every change to the nested calls, and a
-    /// final one when the run settles (see [`crate::progress`]).
+    /// Receives a [`crate::Progress`] snapshot after every change to the nested calls, and
+    /// a final one when the run settles (see [`crate::progress`]).
     pub progress: Option<Arc<dyn ProgressSink>>,
 }
 
@@ -82,15 +79,15 @@ impl std::fmt::Debug for RunOptions {
 
 static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
 
-/// Why a batch stopped early.
-enum Abort {
-    Denied { tool: String, reason: String },
-    Interrupted,
+/// A fresh envelope id, `ptc-N`.
+#[must_use]
+pub fn fresh_id() -> String {
+    format!("ptc-{}", NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed))
 }
 
 impl Runner {
     /// A runner over `registry` with default budgets, allowing every call, without
-    /// checkpoints.
+    /// checkpoints, running handlers with [`Isolation::Thread`].
     #[must_use]
     pub fn new(registry: Arc<Registry>) -> Self {
         Runner {
@@ -98,6 +95,7 @@ impl Runner {
             limits: Limits::default(),
             policy: Arc::new(AllowAll),
             checkpoints: None,
+            isolation: Isolation::default(),
         }
     }
 
@@ -122,6 +120,13 @@ impl Runner {
         self
     }
 
+    /// Runs handlers as `isolation` says.
+    #[must_use]
+    pub fn with_isolation(mut self, isolation: Isolation) -> Self {
+        self.isolation = isolation;
+        self
+    }
+
     /// The registry.
     #[must_use]
     pub fn registry(&self) -> &Arc<Registry> {
@@ -134,27 +139,24 @@ impl Runner {
         &self.limits
     }
 
+    fn config(&self, options: &RunOptions) -> EnvelopeConfig {
+        EnvelopeConfig {
+            registry: self.registry.clone(),
+            limits: self.limits,
+            id: options.id.clone().unwrap_or_else(fresh_id),
+            options: EnvelopeOptions {
+                ask_permission: true,
+                checkpoints: self.checkpoints.is_some(),
+                progress: options.progress.is_some(),
+            },
+        }
+    }
+
     /// Compiles and runs `script`. Compile diagnostics settle as `script-error` with every
     /// message (the first diagnostic's kind is the error kind); nothing runs.
     pub async fn run(&self, script: &str, options: RunOptions) -> Outcome {
-        match ptc_compiler::compile(script, &self.registry.roster(), &self.limits) {
-            Ok(compiled) => {
-                self.run_program(compiled.program, compiled.direct, script, options)
-                    .await
-            }
-            Err(diagnostics) => {
-                let kind = diagnostics
-                    .first()
-                    .map_or("script", |d| d.kind.as_str())
-                    .to_owned();
-                let message = diagnostics
-                    .iter()
-                    .map(|d| d.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                self.refused(options, &kind, &message)
-            }
-        }
+        let envelope = Envelope::compile(self.config(&options), script, Instant::now());
+        self.drive(envelope, options).await
     }
 
     /// Runs the model's raw ToolCall argument object, which must be exactly
@@ -165,31 +167,8 @@ impl Runner {
         arguments: &serde_json::Value,
         options: RunOptions,
     ) -> Outcome {
-        match expression_of(arguments) {
-            Ok(script) => self.run(script, options).await,
-            Err(message) => self.refused(options, "arguments", &message),
-        }
-    }
-
-    /// An outcome for a script that never started.
-    fn refused(&self, options: RunOptions, kind: &str, message: &str) -> Outcome {
-        Outcome {
-            id: options.id.unwrap_or_else(|| {
-                format!("ptc-{}", NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed))
-            }),
-            kind: OutcomeKind::ScriptError,
-            text: cap_text(format!("Error: {message}")),
-            value: None,
-            error: Some(OutcomeError {
-                kind: kind.to_owned(),
-                message: message.to_owned(),
-            }),
-            direct: None,
-            direct_result: None,
-            calls: Vec::new(),
-            notes: Vec::new(),
-            stats: RunStats::default(),
-        }
+        let envelope = Envelope::from_tool_call(self.config(&options), arguments, Instant::now());
+        self.drive(envelope, options).await
     }
 
     /// Runs a compiled `program` (`direct` names the tool when the script is a provably
@@ -201,534 +180,156 @@ impl Runner {
         script: &str,
         options: RunOptions,
     ) -> Outcome {
-        let id = options
-            .id
-            .unwrap_or_else(|| format!("ptc-{}", NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed)));
-        let mut run = Run {
-            runner: self,
-            id,
-            script: script.to_owned(),
-            cancel: options.cancel,
+        let envelope = Envelope::start(
+            self.config(&options),
+            program,
             direct,
-            direct_result: None,
-            calls: Vec::new(),
-            waiting: Vec::new(),
-            progress: options.progress,
-            notes: Vec::new(),
-            next_batch: 1,
-            started: Instant::now(),
-        };
-        let mut machine = Machine::new(program, self.limits);
-        if let Some(store) = &self.checkpoints
-            && store.write(&Checkpoint::running(&run.id, script)).is_err()
-        {
-            return run.settle_error(
-                &machine,
-                OutcomeKind::ScriptError,
-                "checkpoint",
-                "ToolCall audit checkpoint could not be persisted",
-                String::new(),
-            );
-        }
-        run.drive(&mut machine).await
+            script,
+            Instant::now(),
+        );
+        self.drive(envelope, options).await
     }
-}
 
-struct Run<'a> {
-    runner: &'a Runner,
-    id: String,
-    script: String,
-    cancel: CancelToken,
-    direct: Option<String>,
-    direct_result: Option<ToolResult>,
-    calls: Vec<AuditRecord>,
-    /// By call: whether it awaits its permission decision (for progress snapshots).
-    waiting: Vec<bool>,
-    progress: Option<Arc<dyn ProgressSink>>,
-    notes: Vec<String>,
-    next_batch: u64,
-    started: Instant,
-}
-
-/// A batch slot before launch.
-enum Prepared {
-    Ready(ToolRequestCtx),
-    Refused(String),
-}
-
-impl Run<'_> {
-    async fn drive(&mut self, machine: &mut Machine) -> Outcome {
-        let mut step = machine.step();
+    /// Answers `envelope`'s events until it settles.
+    pub async fn drive(&self, mut envelope: Envelope, options: RunOptions) -> Outcome {
+        let RunOptions {
+            cancel, progress, ..
+        } = options;
+        let mut calls = Calls::default();
         loop {
-            if self.cancel.is_cancelled() {
-                return self.interrupted(machine);
+            if cancel.is_cancelled() {
+                envelope.cancel();
             }
-            step = match step {
-                Step::Pause => {
-                    tokio::task::yield_now().await;
-                    machine.step()
+            let event = envelope.poll(Instant::now());
+            report(&mut envelope, progress.as_ref());
+            match event {
+                Event::Settled(outcome) => {
+                    calls.cancel_all();
+                    // Each cancelled call ends within the grace period.
+                    while calls.running.next().await.is_some() {}
+                    return *outcome;
                 }
-                Step::Done(value) => return self.completed(machine, &value),
-                Step::Error(error) => {
-                    return self.settle_error(
-                        machine,
-                        OutcomeKind::ScriptError,
-                        error.kind().as_str(),
-                        error.message(),
-                        String::new(),
-                    );
+                Event::Pause => tokio::task::yield_now().await,
+                Event::Checkpoint(record) => {
+                    let written = self
+                        .checkpoints
+                        .as_ref()
+                        .is_none_or(|store| store.write(&record).is_ok());
+                    // The envelope asked for this record, so the acknowledgement fits.
+                    let _ = envelope.checkpoint_written(written);
                 }
-                Step::Tool(request) => {
-                    let is_direct =
-                        self.calls.is_empty() && self.direct.as_deref() == Some(&*request.tool);
-                    if !is_direct {
-                        self.direct = None;
-                    }
-                    match self.run_calls(machine, vec![request], is_direct).await {
-                        Ok(mut values) if is_direct => {
-                            let value = values.pop().unwrap_or_default();
-                            return self.direct_completed(machine, &value);
-                        }
-                        Ok(mut values) => machine.resume_tool(values.pop().unwrap_or_default()),
-                        Err(abort) => return self.aborted(machine, abort, "script"),
-                    }
-                }
-                Step::Batch(requests) => {
-                    self.direct = None;
-                    let kind = if requests.len() > 1 {
-                        "batch"
-                    } else {
-                        "script"
-                    };
-                    match self.run_calls(machine, requests, false).await {
-                        Ok(values) => machine.resume_batch(values),
-                        Err(abort) => return self.aborted(machine, abort, kind),
-                    }
-                }
-            };
-        }
-    }
-
-    /// Records and prepares one request: audit entry, argument conversion, request context.
-    fn prepare(
-        &mut self,
-        machine: &Machine,
-        request: &ToolRequest,
-        batch: Option<u64>,
-        direct: bool,
-    ) -> Prepared {
-        let order = self.calls.len() as u64 + 1;
-        let mut record = AuditRecord::new(&self.id, order, &request.tool, Status::Queued);
-        record.batch = batch;
-        let prepared = match self.runner.registry.get(&request.tool) {
-            None => Prepared::Refused(format!("Tool {} is unavailable", request.tool)),
-            Some(tool) => {
-                match args::prepare(tool, &request.args, machine.symbols(), &self.runner.limits) {
-                    Err(error) => {
-                        // Keep what the guest sent, for the audit, when it converts at all.
-                        record.args =
-                            convert::to_json(&request.args, machine.symbols(), &self.runner.limits)
-                                .ok()
-                                .and_then(|json| audit::bound_args(&json));
-                        Prepared::Refused(error.0)
-                    }
-                    Ok(arguments) => {
-                        if direct {
-                            record.args = Some(arguments.clone());
-                        } else {
-                            record.args = audit::bound_args(&arguments);
-                            record.args_omitted = record.args.is_none();
-                        }
-                        Prepared::Ready(ToolRequestCtx {
-                            id: record.id.clone(),
-                            parent_id: self.id.clone(),
-                            source: "ptc",
-                            tool: request.tool.to_string(),
-                            arguments,
-                            cancel: CancelToken::new(),
-                        })
-                    }
-                }
-            }
-        };
-        self.calls.push(record);
-        self.waiting.push(false);
-        prepared
-    }
-
-    /// Runs `requests` (one call, or a batch) with bounded concurrency; the guest values in
-    /// source order, or why the script must stop.
-    async fn run_calls(
-        &mut self,
-        machine: &mut Machine,
-        requests: Vec<ToolRequest>,
-        direct: bool,
-    ) -> Result<Vec<Value>, Abort> {
-        let count = requests.len();
-        let batch = (count > 1).then(|| {
-            let number = self.next_batch;
-            self.next_batch += 1;
-            number
-        });
-        let first = self.calls.len();
-        let mut slots: Vec<Option<Prepared>> = requests
-            .iter()
-            .map(|request| Some(self.prepare(machine, request, batch, direct)))
-            .collect();
-        self.report(true);
-        // Calls whose pending permission decision came back `Allow` (progress only).
-        let (granted_tx, mut granted) = futures::channel::mpsc::unbounded::<usize>();
-        let mut tokens: Vec<Option<CancelToken>> = vec![None; count];
-        let mut results: Vec<Option<Value>> = vec![None; count];
-        let parallelism = usize::try_from(self.runner.limits.parallelism.max(1)).unwrap_or(1);
-        let timeout = self.runner.limits.tool_timeout_ms;
-        let mut active = FuturesUnordered::new();
-        let mut next = 0usize;
-        let mut done = 0usize;
-        while done < count {
-            while active.len() < parallelism && next < count {
-                let index = next;
-                next += 1;
-                let call = first + index;
-                match slots.get_mut(index).and_then(Option::take) {
-                    Some(Prepared::Refused(message)) => {
-                        let message = format!("Error: {message}");
-                        self.set(call, Status::Error, Some(message.clone()));
-                        self.report(true);
-                        set_slot(&mut results, index, machine.error_value(&message));
-                        done += 1;
-                    }
-                    Some(Prepared::Ready(ctx)) => {
-                        set_slot(&mut tokens, index, ctx.cancel.clone());
-                        self.set(call, Status::Running, None);
-                        let mut decision = dispatch::check_policy(&self.runner.policy, &ctx);
-                        // A policy that answers at once is applied in launch order.
-                        let decision = match decision.as_mut().now_or_never() {
+                Event::Cancel(ids) => calls.cancel(&ids),
+                Event::Permission(requests) => {
+                    for request in requests {
+                        let ctx = calls.context(&request);
+                        let mut decision = dispatch::check_policy(&self.policy, &ctx);
+                        match decision.as_mut().now_or_never() {
+                            Some(Decision::Allow) => {
+                                let _ = envelope.allow(&request.id);
+                            }
                             Some(Decision::Deny(reason)) => {
-                                self.deny(call, first, count, &tokens, reason.clone());
-                                return Err(Abort::Denied {
-                                    tool: ctx.tool,
-                                    reason,
-                                });
+                                let _ = envelope.deny(&request.id, reason);
+                                break;
                             }
-                            Some(Decision::Allow) => None,
-                            None => {
-                                self.set_waiting(call, true);
-                                Some(decision)
-                            }
+                            None => calls
+                                .deciding
+                                .push(Box::pin(decision.map(move |d| (request.id, d)))),
+                        }
+                        report(&mut envelope, progress.as_ref());
+                    }
+                }
+                Event::Dispatch(requests) => {
+                    for request in requests {
+                        let ctx = calls.context(&request);
+                        let id = request.id;
+                        let Some(tool) = self.registry.get(&request.tool) else {
+                            continue;
                         };
-                        self.report(true);
-                        let granted_tx = granted_tx.clone();
-                        let handler = self
-                            .runner
-                            .registry
-                            .get(&ctx.tool)
-                            .map(|tool| tool.handler.clone());
-                        active.push(async move {
-                            if let Some(decision) = decision {
-                                if let Decision::Deny(reason) = decision.await {
-                                    return (index, ChildEnd::Denied(reason));
-                                }
-                                // The receiver only goes away with the whole batch.
-                                let _ = granted_tx.unbounded_send(index);
-                            }
-                            match handler {
-                                Some(handler) => {
-                                    (index, dispatch::run_handler(handler, ctx, timeout).await)
-                                }
-                                None => (index, ChildEnd::Failed("Error: tool vanished".into())),
-                            }
-                        });
+                        let end = dispatch::launch(tool.handler.clone(), ctx, self.isolation);
+                        calls.running.push(Box::pin(end.map(move |end| (id, end))));
                     }
-                    None => done += 1,
                 }
-            }
-            if done >= count || active.is_empty() {
-                break;
-            }
-            let finished = tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => None,
-                Some(index) = granted.next() => {
-                    self.set_waiting(first + index, false);
-                    self.report(true);
-                    continue;
-                }
-                finished = active.next() => finished,
-            };
-            let Some((index, end)) = finished else {
-                drop(active);
-                self.cancel_unfinished(first, count, &tokens, "Cancelled by request");
-                return Err(Abort::Interrupted);
-            };
-            let call = first + index;
-            match end {
-                ChildEnd::Denied(reason) => {
-                    drop(active);
-                    let tool = self
-                        .calls
-                        .get(call)
-                        .map(|c| c.tool.clone())
-                        .unwrap_or_default();
-                    self.deny(call, first, count, &tokens, reason.clone());
-                    return Err(Abort::Denied { tool, reason });
-                }
-                ChildEnd::Failed(message) => {
-                    self.set(call, Status::Error, Some(message.clone()));
-                    set_slot(&mut results, index, machine.error_value(&message));
-                }
-                ChildEnd::Finished(result) => {
-                    let settled = settle_result(machine, &result, &self.runner.limits);
-                    if let Some(record) = self.calls.get_mut(call) {
-                        record.media = result.media();
-                        record.notes.clone_from(&result.notes);
-                    }
-                    self.notes.extend(result.notes.iter().cloned());
-                    self.set(call, settled.status, settled.preview);
-                    set_slot(&mut results, index, settled.value);
-                    if direct {
-                        self.direct_result = Some(result);
+                Event::Waiting { deadline } => {
+                    let sleep = async move {
+                        match deadline {
+                            Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => envelope.cancel(),
+                        Some((id, decision)) = calls.deciding.next() => {
+                            // A decision for a call the envelope abandoned is refused; fine.
+                            let _ = match decision {
+                                Decision::Allow => envelope.allow(&id),
+                                Decision::Deny(reason) => envelope.deny(&id, reason),
+                            };
+                        }
+                        Some((id, end)) = calls.running.next() => {
+                            calls.tokens.remove(&id);
+                            // An answer for a call that timed out meanwhile is refused.
+                            let _ = match end {
+                                ChildEnd::Finished(result) => envelope.complete(&id, result),
+                                ChildEnd::Failed(failure) => envelope.fail(&id, failure),
+                                ChildEnd::Cancelled => Ok(()),
+                            };
+                            report(&mut envelope, progress.as_ref());
+                            // Completions come one at a time with a yield in between, even
+                            // when every handler completes synchronously.
+                            tokio::task::yield_now().await;
+                        }
+                        () = sleep => {}
                     }
                 }
             }
-            done += 1;
-            self.set_waiting(call, false);
-            self.report(true);
-            // Completions come in capped chunks with a yield in between, even when every
-            // handler completes synchronously.
-            tokio::task::yield_now().await;
-        }
-        Ok(results.into_iter().map(Option::unwrap_or_default).collect())
-    }
-
-    fn set_waiting(&mut self, call: usize, waiting: bool) {
-        if let Some(slot) = self.waiting.get_mut(call) {
-            *slot = waiting;
         }
     }
+}
 
-    /// Sends the current snapshot to the host's sink, if it gave one.
-    fn report(&self, live: bool) {
-        if let Some(sink) = &self.progress {
-            let snapshot: Progress = progress::snapshot(
-                &self.id,
-                self.direct.as_deref(),
-                live,
-                &self.calls,
-                &self.waiting,
-            );
-            sink.progress(&snapshot);
+/// The calls the driver holds for one run.
+#[derive(Default)]
+struct Calls {
+    tokens: HashMap<String, CancelToken>,
+    deciding: FuturesUnordered<BoxFuture<(String, Decision)>>,
+    running: FuturesUnordered<BoxFuture<(String, ChildEnd)>>,
+}
+
+impl Calls {
+    /// The handler's view of `request`, with the call's token (made on first use).
+    fn context(&mut self, request: &CallRequest) -> ToolRequestCtx {
+        let cancel = self.tokens.entry(request.id.clone()).or_default().clone();
+        ToolRequestCtx {
+            id: request.id.clone(),
+            parent_id: request.parent_id.clone(),
+            source: "ptc",
+            tool: request.tool.clone(),
+            arguments: request.arguments.clone(),
+            cancel,
         }
     }
 
-    fn set(&mut self, call: usize, status: Status, preview: Option<String>) {
-        if let Some(record) = self.calls.get_mut(call) {
-            record.status = status;
-            if preview.is_some() {
-                record.preview = preview;
+    fn cancel(&mut self, ids: &[String]) {
+        for id in ids {
+            if let Some(token) = self.tokens.remove(id) {
+                token.cancel();
             }
         }
     }
 
-    /// Marks `call` denied and its unfinished siblings cancelled.
-    fn deny(
-        &mut self,
-        call: usize,
-        first: usize,
-        count: usize,
-        tokens: &[Option<CancelToken>],
-        reason: String,
-    ) {
-        self.set(call, Status::Denied, Some(reason));
-        self.cancel_unfinished(first, count, tokens, "Cancelled after sibling denial");
-    }
-
-    fn cancel_unfinished(
-        &mut self,
-        first: usize,
-        count: usize,
-        tokens: &[Option<CancelToken>],
-        why: &str,
-    ) {
-        for token in tokens.iter().flatten() {
+    fn cancel_all(&mut self) {
+        for (_, token) in self.tokens.drain() {
             token.cancel();
         }
-        for record in self.calls.iter_mut().skip(first).take(count) {
-            if !record.status.is_terminal() {
-                record.status = Status::Cancelled;
-                record.preview = Some(why.to_owned());
-            }
-        }
-    }
-
-    fn stats(&self, machine: &Machine) -> RunStats {
-        let stats = machine.stats();
-        RunStats {
-            fuel_used: stats.fuel_used,
-            tool_calls: stats.tool_calls,
-            elapsed_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        }
-    }
-
-    fn outcome(&self, machine: &Machine, kind: OutcomeKind, text: String) -> Outcome {
-        Outcome {
-            id: self.id.clone(),
-            kind,
-            text,
-            value: None,
-            error: None,
-            direct: self.direct.clone(),
-            direct_result: None,
-            calls: self.calls.clone(),
-            notes: self.notes.clone(),
-            stats: self.stats(machine),
-        }
-    }
-
-    fn completed(&mut self, machine: &Machine, value: &Value) -> Outcome {
-        let text = cap_text(machine.render(value));
-        let mut outcome = self.outcome(machine, OutcomeKind::Completed, text);
-        outcome.direct = None;
-        outcome.value = Some(
-            convert::to_json(value, machine.symbols(), &self.runner.limits).unwrap_or_default(),
-        );
-        self.finish(outcome)
-    }
-
-    fn direct_completed(&mut self, machine: &Machine, value: &Value) -> Outcome {
-        let result = self.direct_result.take();
-        let failed = self
-            .calls
-            .first()
-            .is_some_and(|c| c.status != Status::Success);
-        let text = match &result {
-            Some(result) => result.joined_text(),
-            None => self
-                .calls
-                .first()
-                .and_then(|c| c.preview.clone())
-                .unwrap_or_else(|| machine.render(value)),
-        };
-        let kind = if failed {
-            OutcomeKind::ToolError
-        } else {
-            OutcomeKind::Completed
-        };
-        let mut outcome = self.outcome(machine, kind, text.clone());
-        if failed {
-            let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
-            outcome.error = Some(OutcomeError {
-                kind: "tool-error".to_owned(),
-                message,
-            });
-        } else {
-            outcome.value = Some(match result.as_ref().and_then(|r| r.structured.clone()) {
-                Some(json) => json,
-                None => serde_json::Value::String(text),
-            });
-        }
-        outcome.direct_result = result;
-        self.finish(outcome)
-    }
-
-    fn aborted(&mut self, machine: &Machine, abort: Abort, scope: &str) -> Outcome {
-        match abort {
-            Abort::Interrupted => self.interrupted(machine),
-            Abort::Denied { tool, reason } => {
-                let message = format!("{scope} aborted because nested {tool} was denied: {reason}");
-                let summary = audit::summary(&self.calls);
-                self.settle_error(machine, OutcomeKind::Denied, "denied", &message, summary)
-            }
-        }
-    }
-
-    fn interrupted(&mut self, machine: &Machine) -> Outcome {
-        for record in &mut self.calls {
-            if !record.status.is_terminal() {
-                record.status = Status::Cancelled;
-                record.preview = Some("Cancelled by request".to_owned());
-            }
-        }
-        let summary = if self.calls.is_empty() {
-            String::new()
-        } else {
-            audit::summary(&self.calls)
-        };
-        self.settle_error(
-            machine,
-            OutcomeKind::Interrupted,
-            "interrupted",
-            "script interrupted",
-            summary,
-        )
-    }
-
-    fn settle_error(
-        &mut self,
-        machine: &Machine,
-        kind: OutcomeKind,
-        error_kind: &str,
-        message: &str,
-        suffix: String,
-    ) -> Outcome {
-        for record in &mut self.calls {
-            if !record.status.is_terminal() {
-                record.status = Status::Interrupted;
-                record.preview = Some("Interrupted after script failure".to_owned());
-            }
-        }
-        let message = message.to_owned();
-        let text = cap_text(format!("Error: {message}{suffix}"));
-        let mut outcome = self.outcome(machine, kind, text);
-        outcome.error = Some(OutcomeError {
-            kind: error_kind.to_owned(),
-            message,
-        });
-        if kind == OutcomeKind::ScriptError && error_kind == "checkpoint" {
-            self.report(false);
-            return outcome;
-        }
-        self.finish(outcome)
-    }
-
-    /// Writes the settled checkpoint (one retry; a failure turns the outcome into a
-    /// `checkpoint` script error that still carries the audit), then sends the final
-    /// progress snapshot.
-    fn finish(&mut self, outcome: Outcome) -> Outcome {
-        let outcome = self.persist(outcome);
-        self.report(false);
-        outcome
-    }
-
-    fn persist(&mut self, mut outcome: Outcome) -> Outcome {
-        let Some(store) = &self.runner.checkpoints else {
-            return outcome;
-        };
-        let record = Checkpoint {
-            id: self.id.clone(),
-            state: CheckpointState::Settled,
-            expression: self.script.clone(),
-            outcome: Some(outcome.kind.as_str().to_owned()),
-            result: Some(outcome.text.clone()),
-            calls: outcome.calls.clone(),
-        };
-        if store.write(&record).is_err() && store.write(&record).is_err() {
-            let message = "ToolCall final audit could not be persisted";
-            outcome.kind = OutcomeKind::ScriptError;
-            outcome.text = format!("Error: {message}");
-            outcome.value = None;
-            outcome.error = Some(OutcomeError {
-                kind: "checkpoint".to_owned(),
-                message: message.to_owned(),
-            });
-        }
-        outcome
     }
 }
 
-fn set_slot<T>(slots: &mut [Option<T>], index: usize, value: T) {
-    if let Some(slot) = slots.get_mut(index) {
-        *slot = Some(value);
+/// Sends the envelope's new snapshots to the host's sink.
+fn report(envelope: &mut Envelope, sink: Option<&Arc<dyn ProgressSink>>) {
+    if let Some(sink) = sink {
+        for snapshot in envelope.take_progress() {
+            sink.progress(&snapshot);
+        }
     }
 }
 

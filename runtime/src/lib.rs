@@ -11,7 +11,8 @@
 //! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
 //! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value),
 //! [`policy`] (permission hook), [`progress`] (live snapshots for the host's view),
-//! [`driver`] (the run loop), [`outcome`] (how a run settles).
+//! [`envelope`] (the sans-IO envelope: every rule of a run), [`driver`] (the tokio loop
+//! over it), [`outcome`] (how a run settles).
 //!
 //! ```
 //! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
@@ -49,6 +50,7 @@ pub mod checkpoint;
 pub mod convert;
 pub mod dispatch;
 pub mod driver;
+pub mod envelope;
 pub mod listing;
 pub mod outcome;
 pub mod policy;
@@ -58,7 +60,11 @@ pub mod tool;
 pub use audit::{AuditRecord, Status};
 pub use cancel::CancelToken;
 pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
-pub use driver::{RunOptions, Runner, expression_of, run};
+pub use dispatch::Isolation;
+pub use driver::{RunOptions, Runner, expression_of, fresh_id, run};
+pub use envelope::{
+    CallRequest, Envelope, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure,
+};
 pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats};
 pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
 pub use progress::{CallProgress, Progress, ProgressSink};

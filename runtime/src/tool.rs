@@ -368,6 +368,19 @@ impl Registry {
         Ok(self)
     }
 
+    /// Registers a tool by its contract alone, for hosts that run their tools outside the
+    /// runtime (an [`crate::envelope::Envelope`] never calls a handler). If a [`crate::Runner`]
+    /// is ever given this registry, a call answers with a failed result saying the tool has
+    /// no in-process handler.
+    ///
+    /// # Errors
+    /// As [`Registry::register`].
+    pub fn declare(&mut self, contract: ToolContract) -> Result<&mut Self, RegistryError> {
+        self.register(contract, |request: ToolRequestCtx| async move {
+            ToolResult::error(format!("Error: {} has no in-process handler", request.tool))
+        })
+    }
+
     /// The tool named `name`.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {

@@ -341,8 +341,11 @@ async fn host_cancellation_interrupts_the_run() {
 
 #[tokio::test]
 async fn panics_and_timeouts_become_guest_error_values() {
+    // Panic reports without a backtrace: resolving one under RUST_BACKTRACE=1 can take
+    // longer than the timeout on the panicking call's own thread.
+    std::panic::set_hook(Box::new(|info| eprintln!("{info}")));
     let limits = Limits {
-        tool_timeout_ms: Some(20),
+        tool_timeout_ms: Some(400),
         ..Limits::default()
     };
     let runner = Runner::new(registry(Arc::default())).with_limits(limits);
@@ -357,7 +360,7 @@ async fn panics_and_timeouts_become_guest_error_values() {
     assert_eq!(outcome.kind, OutcomeKind::Completed);
     assert_eq!(
         outcome.text,
-        "((:error \"Error: Boom panicked: boom\") (:error \"Error: Hang timed out after 20 ms\") \"fine\")"
+        "((:error \"Error: Boom failed: the tool crashed (details are in the host's log)\") (:error \"Error: Hang timed out after 400 ms\") \"fine\")"
     );
     let statuses: Vec<_> = outcome.calls.iter().map(|c| c.status).collect();
     assert_eq!(statuses, [Status::Error, Status::Error, Status::Success]);
@@ -793,4 +796,82 @@ async fn a_denied_permission_wait_settles_in_the_final_snapshot() {
         ]
     );
     assert!(last.permission_waits.is_empty() && last.active.is_empty());
+}
+
+/// A registry whose `Block` handler blocks its thread for 1.5 s before answering, and whose
+/// `Echo` answers its :value at once.
+fn blocking_registry() -> Arc<Registry> {
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new("Block", "Blocks its thread.", json!({"type": "object"})),
+            |_request: ToolRequestCtx| async move {
+                std::thread::sleep(Duration::from_millis(1500));
+                ToolResult::text("woke")
+            },
+        )
+        .unwrap();
+    registry
+        .register(
+            ToolContract::new("Echo", "Echoes.", schema()),
+            |request: ToolRequestCtx| async move {
+                ToolResult::text(request.arguments["value"].as_str().unwrap_or("").to_owned())
+            },
+        )
+        .unwrap();
+    Arc::new(registry)
+}
+
+#[test]
+fn a_handler_that_blocks_its_thread_cannot_stop_timeouts_the_deadline_or_cancellation() {
+    // A single-threaded runtime: only the handler's own thread may block.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let quick = Duration::from_millis(1000);
+        let limits = Limits {
+            tool_timeout_ms: Some(100),
+            ..Limits::default()
+        };
+        let runner = Runner::new(blocking_registry()).with_limits(limits);
+        let started = std::time::Instant::now();
+        let outcome = runner
+            .run("(list (Block) (Echo :value \"after\"))", opts("b"))
+            .await;
+        assert!(started.elapsed() < quick, "{:?}", started.elapsed());
+        assert_eq!(
+            outcome.text,
+            "((:error \"Error: Block timed out after 100 ms\") \"after\")"
+        );
+        // The whole-envelope bound counts the blocked tool's time.
+        let limits = Limits {
+            seconds: Some(0.2),
+            tool_timeout_ms: None,
+            ..Limits::default()
+        };
+        let runner = Runner::new(blocking_registry()).with_limits(limits);
+        let started = std::time::Instant::now();
+        let outcome = runner.run("(progn (Block) 1)", opts("s")).await;
+        assert!(started.elapsed() < quick, "{:?}", started.elapsed());
+        assert_eq!(outcome.kind, OutcomeKind::ScriptError);
+        assert_eq!(outcome.error.as_ref().unwrap().kind, "time");
+        assert_eq!(outcome.calls[0].status, Status::Cancelled);
+        // The host's cancellation fires too.
+        let runner = Runner::new(blocking_registry());
+        let options = opts("c");
+        let trigger = options.cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            trigger.cancel();
+        });
+        let started = std::time::Instant::now();
+        let outcome = runner.run("(parallel (Block) (Block))", options).await;
+        assert!(started.elapsed() < quick, "{:?}", started.elapsed());
+        assert_eq!(outcome.kind, OutcomeKind::Interrupted);
+        assert_eq!(outcome.calls[1].status, Status::Cancelled);
+    });
+    // The abandoned threads finish on their own; the test does not wait for them.
+    runtime.shutdown_background();
 }

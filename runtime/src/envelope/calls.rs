@@ -1,0 +1,464 @@
+//! The envelope's nested calls: preparing a suspension's requests (audit record, argument
+//! conversion and validation), launching them under the parallelism bound, the permission
+//! decision point, dispatch, per-call timeouts, and every answer the host feeds back.
+//!
+//! Invariant: a call's [`CallState`] only moves forward (queued → asking → allowed →
+//! running → ended); an answer that does not fit the current state is refused with an
+//! [`EnvelopeError`] before anything is touched.
+
+use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
+use crate::audit::{self, AuditRecord, Status};
+use crate::dispatch::settle_result;
+use crate::tool::ToolResult;
+use crate::{args, convert};
+use ptc_vm::{ToolRequest, Value};
+use std::time::{Duration, Instant};
+
+impl Envelope {
+    /// Records and prepares a suspension's requests; the phase becomes [`Phase::Calls`].
+    pub(super) fn begin(
+        &mut self,
+        requests: Vec<ToolRequest>,
+        direct: bool,
+        single: bool,
+        scope: &'static str,
+    ) {
+        let count = requests.len();
+        let batch = (count > 1).then(|| {
+            let number = self.next_batch;
+            self.next_batch += 1;
+            number
+        });
+        let first = self.calls.len();
+        let pending = requests
+            .iter()
+            .enumerate()
+            .map(|(position, request)| Some(self.prepare(request, batch, position, direct)))
+            .collect();
+        self.report(true);
+        self.phase = Phase::Calls(Batch {
+            first,
+            count,
+            next: 0,
+            done: 0,
+            results: vec![None; count],
+            pending,
+            direct,
+            single,
+            scope,
+        });
+    }
+
+    /// The audit record and the request of one call, or why its arguments were refused.
+    fn prepare(
+        &mut self,
+        request: &ToolRequest,
+        batch: Option<u64>,
+        position: usize,
+        direct: bool,
+    ) -> Result<CallRequest, String> {
+        let order = self.calls.len() as u64 + 1;
+        let mut record = AuditRecord::new(&self.id, order, &request.tool, Status::Queued);
+        record.batch = batch;
+        let prepared = match (self.registry.get(&request.tool), &self.machine) {
+            (None, _) | (_, None) => Err(format!("Tool {} is unavailable", request.tool)),
+            (Some(tool), Some(machine)) => {
+                match args::prepare(tool, &request.args, machine.symbols(), &self.limits) {
+                    Err(error) => {
+                        // Keep what the guest sent, for the audit, when it converts at all.
+                        record.args =
+                            convert::to_json(&request.args, machine.symbols(), &self.limits)
+                                .ok()
+                                .and_then(|json| audit::bound_args(&json));
+                        Err(error.0)
+                    }
+                    Ok(arguments) => {
+                        if direct {
+                            record.args = Some(arguments.clone());
+                        } else {
+                            record.args = audit::bound_args(&arguments);
+                            record.args_omitted = record.args.is_none();
+                        }
+                        Ok(CallRequest {
+                            id: record.id.clone(),
+                            parent_id: self.id.clone(),
+                            tool: request.tool.to_string(),
+                            arguments,
+                            batch,
+                            position,
+                            deadline: None,
+                        })
+                    }
+                }
+            }
+        };
+        self.calls.push(record);
+        self.states.push(CallState::Queued);
+        self.waiting.push(false);
+        prepared
+    }
+
+    /// Services the current suspension; an event to return, or `None` when the phase
+    /// moved on (the machine resumed, or the envelope is settling).
+    pub(super) fn service(&mut self, mut batch: Batch) -> Option<Event> {
+        let expired = self.expire_calls(&mut batch);
+        if !expired.is_empty() {
+            self.phase = Phase::Calls(batch);
+            return Some(Event::Cancel(expired));
+        }
+        if self.past_deadline() {
+            self.phase = Phase::Calls(batch);
+            self.time_out_envelope();
+            return None;
+        }
+        let asks = self.launch(&mut batch);
+        if !asks.is_empty() {
+            self.phase = Phase::Calls(batch);
+            return Some(Event::Permission(asks));
+        }
+        let ready = self.dispatch_allowed(&mut batch);
+        if !ready.is_empty() {
+            self.phase = Phase::Calls(batch);
+            return Some(Event::Dispatch(ready));
+        }
+        if batch.done >= batch.count {
+            self.resume(batch);
+            return None;
+        }
+        let deadline = (batch.first..batch.first + batch.count)
+            .filter_map(|call| match self.states.get(call) {
+                Some(CallState::Running { deadline }) => *deadline,
+                _ => None,
+            })
+            .chain(self.deadline)
+            .min();
+        self.phase = Phase::Calls(batch);
+        Some(Event::Waiting { deadline })
+    }
+
+    /// Times out every running call whose deadline has passed; their ids.
+    fn expire_calls(&mut self, batch: &mut Batch) -> Vec<String> {
+        let Some(ms) = self.limits.tool_timeout_ms else {
+            return Vec::new();
+        };
+        let now = self.now;
+        let mut expired = Vec::new();
+        for position in 0..batch.count {
+            let call = batch.first + position;
+            let due = matches!(
+                self.states.get(call),
+                Some(CallState::Running { deadline: Some(d) }) if now >= *d
+            );
+            if !due {
+                continue;
+            }
+            let tool = self.tool_of(call);
+            let message = format!("Error: {tool} timed out after {ms} ms");
+            self.end_with_error(batch, position, message);
+            if let Some(record) = self.calls.get(call) {
+                expired.push(record.id.clone());
+            }
+        }
+        expired
+    }
+
+    /// Launches queued calls while slots are free; the permission asks to emit.
+    fn launch(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
+        let parallelism = usize::try_from(self.limits.parallelism.max(1)).unwrap_or(1);
+        let mut asks = Vec::new();
+        while batch.next < batch.count && self.active(batch) < parallelism {
+            let position = batch.next;
+            batch.next += 1;
+            let call = batch.first + position;
+            match batch.pending.get(position).cloned().flatten() {
+                Some(Err(message)) => {
+                    self.end_with_error(batch, position, format!("Error: {message}"));
+                }
+                Some(Ok(request)) => {
+                    self.set(call, Status::Running, None);
+                    if self.options.ask_permission {
+                        self.set_state(call, CallState::Asking);
+                        self.set_waiting(call, true);
+                        self.unreported = true;
+                        asks.push(request);
+                    } else {
+                        self.set_state(call, CallState::Allowed);
+                        self.report(true);
+                    }
+                }
+                None => batch.done += 1,
+            }
+        }
+        asks
+    }
+
+    /// Calls of `batch` holding a slot: asking, allowed or running.
+    fn active(&self, batch: &Batch) -> usize {
+        (batch.first..batch.first + batch.count)
+            .filter(|&call| {
+                matches!(
+                    self.states.get(call),
+                    Some(CallState::Asking | CallState::Allowed | CallState::Running { .. })
+                )
+            })
+            .count()
+    }
+
+    /// Moves every allowed call to running; the requests to dispatch.
+    fn dispatch_allowed(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
+        let deadline = self
+            .limits
+            .tool_timeout_ms
+            .and_then(|ms| self.now.checked_add(Duration::from_millis(ms)));
+        let mut ready = Vec::new();
+        for position in 0..batch.next {
+            let call = batch.first + position;
+            if self.states.get(call) != Some(&CallState::Allowed) {
+                continue;
+            }
+            if let Some(Some(Ok(mut request))) = batch.pending.get_mut(position).map(Option::take) {
+                request.deadline = deadline;
+                self.set_state(call, CallState::Running { deadline });
+                ready.push(request);
+            }
+        }
+        ready
+    }
+
+    /// Every member ended: resumes the machine, or settles a direct call.
+    fn resume(&mut self, batch: Batch) {
+        let values: Vec<Value> = batch
+            .results
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect();
+        if batch.direct {
+            let value = values.into_iter().next().unwrap_or_default();
+            self.direct_completed(&value);
+            return;
+        }
+        let Some(machine) = self.machine.as_mut() else {
+            return;
+        };
+        let step = if batch.single {
+            machine.resume_tool(values.into_iter().next().unwrap_or_default())
+        } else {
+            machine.resume_batch(values)
+        };
+        self.phase = Phase::Ready(Some(step));
+    }
+
+    /// Ends `position` of `batch` as a failure whose guest value is `(:error MESSAGE)`.
+    fn end_with_error(&mut self, batch: &mut Batch, position: usize, message: String) {
+        let call = batch.first + position;
+        self.set(call, Status::Error, Some(message.clone()));
+        if let Some(machine) = self.machine.as_mut()
+            && let Some(slot) = batch.results.get_mut(position)
+        {
+            *slot = Some(machine.error_value(&message));
+        }
+        self.end(batch, call);
+    }
+
+    fn end(&mut self, batch: &mut Batch, call: usize) {
+        self.set_state(call, CallState::Ended);
+        self.set_waiting(call, false);
+        batch.done += 1;
+        self.report(true);
+    }
+
+    fn set_state(&mut self, call: usize, state: CallState) {
+        if let Some(slot) = self.states.get_mut(call) {
+            *slot = state;
+        }
+    }
+
+    fn tool_of(&self, call: usize) -> String {
+        self.calls
+            .get(call)
+            .map(|c| c.tool.clone())
+            .unwrap_or_default()
+    }
+
+    /// The index of call `id`, checking the envelope still takes answers.
+    fn lookup(&self, id: &str) -> Result<usize, EnvelopeError> {
+        if matches!(self.phase, Phase::Settled(_) | Phase::Persisting { .. }) {
+            return Err(EnvelopeError::Settled);
+        }
+        id.strip_prefix(self.id.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| n.checked_sub(1))
+            .filter(|&call| self.calls.get(call).is_some_and(|c| c.id == id))
+            .ok_or_else(|| EnvelopeError::UnknownCall(id.to_owned()))
+    }
+
+    /// The call's index when it is in `expected` state, else the typed refusal.
+    fn expect(
+        &self,
+        id: &str,
+        what: &'static str,
+        fits: fn(&CallState) -> bool,
+    ) -> Result<usize, EnvelopeError> {
+        let call = self.lookup(id)?;
+        let state = self.states.get(call).cloned().unwrap_or(CallState::Ended);
+        if fits(&state) {
+            return Ok(call);
+        }
+        let state = match state {
+            CallState::Ended => self
+                .calls
+                .get(call)
+                .map_or("ended", |c| c.status.as_str())
+                .to_owned(),
+            other => other.name().to_owned(),
+        };
+        Err(EnvelopeError::NotAwaiting {
+            id: id.to_owned(),
+            expected: what,
+            state,
+        })
+    }
+
+    /// The batch being serviced, taken out of the phase (put it back when done).
+    fn take_batch(&mut self) -> Option<Batch> {
+        match std::mem::replace(&mut self.phase, Phase::Ready(None)) {
+            Phase::Calls(batch) => Some(batch),
+            other => {
+                self.phase = other;
+                None
+            }
+        }
+    }
+
+    /// Allows call `id`, which awaits its permission decision; it is dispatched by the next
+    /// [`Envelope::poll`].
+    ///
+    /// # Errors
+    /// [`EnvelopeError`] when the id is unknown, the call is not awaiting a decision, or
+    /// the envelope settled.
+    pub fn allow(&mut self, id: &str) -> Result<(), EnvelopeError> {
+        let call = self.expect(id, "a permission decision", |s| *s == CallState::Asking)?;
+        self.set_state(call, CallState::Allowed);
+        self.set_waiting(call, false);
+        self.report(true);
+        Ok(())
+    }
+
+    /// Denies call `id`: the script aborts, its unfinished siblings are cancelled (named in
+    /// an [`Event::Cancel`]) and the envelope settles `denied`. Earlier effects stay.
+    ///
+    /// # Errors
+    /// As [`Envelope::allow`].
+    pub fn deny(&mut self, id: &str, reason: impl Into<String>) -> Result<(), EnvelopeError> {
+        let call = self.expect(id, "a permission decision", |s| *s == CallState::Asking)?;
+        let reason = reason.into();
+        let tool = self.tool_of(call);
+        let scope = self.take_batch().map_or("script", |batch| batch.scope);
+        self.set(call, Status::Denied, Some(reason.clone()));
+        self.set_state(call, CallState::Ended);
+        self.set_waiting(call, false);
+        self.abandon("Cancelled after sibling denial");
+        let message = format!("{scope} aborted because nested {tool} was denied: {reason}");
+        let summary = audit::summary(&self.calls);
+        self.settle_error(crate::OutcomeKind::Denied, "denied", &message, summary);
+        Ok(())
+    }
+
+    /// Marks every unfinished call cancelled with `why`, queueing an [`Event::Cancel`] for
+    /// those the host holds (asking, allowed or running).
+    pub(super) fn abandon(&mut self, why: &str) {
+        let mut held = Vec::new();
+        for (call, state) in self.states.iter_mut().enumerate() {
+            let Some(record) = self.calls.get_mut(call) else {
+                continue;
+            };
+            if matches!(
+                state,
+                CallState::Asking | CallState::Allowed | CallState::Running { .. }
+            ) {
+                held.push(record.id.clone());
+            }
+            *state = CallState::Ended;
+            if !record.status.is_terminal() {
+                record.status = Status::Cancelled;
+                record.preview = Some(why.to_owned());
+            }
+        }
+        self.waiting.iter_mut().for_each(|w| *w = false);
+        if !held.is_empty() {
+            self.outbox.push_back(Event::Cancel(held));
+        }
+    }
+
+    /// Feeds call `id`'s result (the host's `CallToolResult`; `is_error` results are
+    /// guest `(:error ...)` values).
+    ///
+    /// # Errors
+    /// [`EnvelopeError`] when the id is unknown, the call is not running (never
+    /// dispatched, already answered, timed out or cancelled), or the envelope settled.
+    pub fn complete(&mut self, id: &str, result: ToolResult) -> Result<(), EnvelopeError> {
+        let call = self.expect(id, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        let Some(mut batch) = self.take_batch() else {
+            return Err(EnvelopeError::UnknownCall(id.to_owned()));
+        };
+        let position = call - batch.first;
+        if let Some(machine) = self.machine.as_mut() {
+            let settled = settle_result(machine, &result, &self.limits);
+            if let Some(record) = self.calls.get_mut(call) {
+                record.media = result.media();
+                record.notes.clone_from(&result.notes);
+            }
+            self.notes.extend(result.notes.iter().cloned());
+            self.set(call, settled.status, settled.preview);
+            if let Some(slot) = batch.results.get_mut(position) {
+                *slot = Some(settled.value);
+            }
+        }
+        if batch.direct {
+            self.direct_result = Some(result);
+        }
+        self.end(&mut batch, call);
+        self.phase = Phase::Calls(batch);
+        Ok(())
+    }
+
+    /// Feeds the host's failure to run call `id` (distinct from a tool's `is_error`
+    /// result): the guest gets `(:error "Error: ...")`. A panic's text never reaches the
+    /// guest.
+    ///
+    /// # Errors
+    /// As [`Envelope::complete`].
+    pub fn fail(&mut self, id: &str, failure: Failure) -> Result<(), EnvelopeError> {
+        let call = self.expect(id, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        let Some(mut batch) = self.take_batch() else {
+            return Err(EnvelopeError::UnknownCall(id.to_owned()));
+        };
+        let tool = self.tool_of(call);
+        let message = match failure {
+            Failure::Panicked(_) => {
+                format!("Error: {tool} failed: the tool crashed (details are in the host's log)")
+            }
+            Failure::TimedOut { ms } => format!("Error: {tool} timed out after {ms} ms"),
+            Failure::Host(message) => format!("Error: {tool} failed: {message}"),
+        };
+        let position = call - batch.first;
+        self.end_with_error(&mut batch, position, message);
+        self.phase = Phase::Calls(batch);
+        Ok(())
+    }
+
+    /// The earliest instant at which [`Envelope::poll`] has something new to say without
+    /// any answer arriving: a per-call timeout or the envelope's deadline.
+    #[must_use]
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.states
+            .iter()
+            .filter_map(|state| match state {
+                CallState::Running { deadline } => *deadline,
+                _ => None,
+            })
+            .chain(self.deadline)
+            .min()
+    }
+}

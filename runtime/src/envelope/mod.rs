@@ -1,0 +1,659 @@
+//! The envelope as a sans-IO machine: one ToolCall's semantics with no executor, no clock
+//! and no I/O of its own (dialect notes §12).
+//!
+//! An [`Envelope`] is started with a compiled program (or a script it compiles), the
+//! registry whose contracts describe the tools (their schemas validate arguments; their
+//! handlers are never called here), the budgets, the envelope id and [`EnvelopeOptions`].
+//! The host then alternates between [`Envelope::poll`], which says what the envelope needs
+//! next as an [`Event`], and the feeding methods, which report what happened:
+//!
+//! | [`Event`] | the host does | then feeds |
+//! |---|---|---|
+//! | [`Event::Permission`] | decides each call | [`Envelope::allow`] / [`Envelope::deny`] |
+//! | [`Event::Dispatch`] | starts each call | [`Envelope::complete`] / [`Envelope::fail`] |
+//! | [`Event::Cancel`] | stops those calls (timed out or abandoned) | nothing |
+//! | [`Event::Checkpoint`] | writes the record durably | [`Envelope::checkpoint_written`] |
+//! | [`Event::Pause`] | yields to its own scheduler | nothing |
+//! | [`Event::Waiting`] | waits for an answer, its own cancellation or the deadline | whatever came |
+//! | [`Event::Settled`] | returns the [`Outcome`] | nothing more |
+//!
+//! Every `poll` takes the caller's monotonic `now`; the envelope reads no clock. It owns
+//! argument conversion and schema validation, the permission decision point, the
+//! `ENVELOPE/N` ids, batches and source order, bounded parallelism, direct vs composed
+//! results, the audit and its bounds, notes, the result cap, checkpoint timing, progress
+//! snapshots, fuel pauses, per-call timeouts (`tool-timeout-ms`) and the whole-envelope
+//! wall-clock bound (`seconds`, which counts tool time: budgets.md).
+//!
+//! Invariants:
+//! - No feeding method panics. Misuse by a buggy host — an unknown or duplicate call id,
+//!   an answer for a call that was never dispatched, that timed out or was cancelled, any
+//!   answer after the envelope settled, a checkpoint acknowledgement nobody asked for —
+//!   is an [`EnvelopeError`] and changes nothing: the audit stays what it was.
+//! - Answers are addressed by call id, never by position, so a batch cannot be resumed
+//!   with the wrong number of results: it resumes when every member has ended.
+//! - Every call the envelope abandons (a timeout, a denial, the host's cancellation, the
+//!   deadline) is named in one [`Event::Cancel`] before the next event.
+//! - With checkpoints on, the start record is acknowledged before any call is dispatched,
+//!   and the settled record (one retry) before [`Event::Settled`].
+//! - The type is `Send`, so a binding may keep it behind a mutex.
+//!
+//! A complete stepping loop, answering every call synchronously:
+//!
+//! ```
+//! use ptc_runtime::envelope::{Envelope, EnvelopeConfig, Event};
+//! use ptc_runtime::{Registry, ToolContract, ToolResult};
+//! use serde_json::json;
+//! use std::sync::Arc;
+//! use std::time::Instant;
+//!
+//! let mut registry = Registry::new();
+//! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+//! registry.declare(ToolContract::new("Weather", "Gives the weather.", schema)).unwrap();
+//! let script = r#"(mapcar (lambda (r) (plist-get r :temp))
+//!                         (parallel (Weather :city "Oslo") (Weather :city "Rome")))"#;
+//! let config = EnvelopeConfig::new(Arc::new(registry), ptc_vm::Limits::default(), "toolu_1");
+//! let mut envelope = Envelope::compile(config, script, Instant::now());
+//! let outcome = loop {
+//!     match envelope.poll(Instant::now()) {
+//!         Event::Permission(calls) => {
+//!             for call in calls {
+//!                 envelope.allow(&call.id).unwrap();
+//!             }
+//!         }
+//!         Event::Dispatch(calls) => {
+//!             for call in calls {
+//!                 let temp = if call.arguments["city"] == "Rome" { 24 } else { 11 };
+//!                 let result = ToolResult::json(json!({"temp": temp}));
+//!                 envelope.complete(&call.id, result).unwrap();
+//!             }
+//!         }
+//!         Event::Checkpoint(_record) => envelope.checkpoint_written(true).unwrap(),
+//!         Event::Cancel(_ids) => {}  // nothing of ours is still running
+//!         Event::Pause => {}         // a real host yields to its scheduler here
+//!         Event::Waiting { .. } => unreachable!("every call was answered at once"),
+//!         Event::Settled(outcome) => break outcome,
+//!     }
+//! };
+//! assert_eq!(outcome.text, "(11 24)");
+//! assert_eq!(outcome.calls[1].id, "toolu_1/2");
+//! assert_eq!(outcome.calls[1].batch, Some(1));
+//! // The envelope has settled: a late answer is a typed error, not a changed audit.
+//! assert!(envelope.complete("toolu_1/1", ToolResult::text("late")).is_err());
+//! ```
+
+mod calls;
+mod settle;
+
+use crate::audit::{AuditRecord, Status};
+use crate::checkpoint::Checkpoint;
+use crate::outcome::Outcome;
+use crate::progress::{self, Progress};
+use crate::tool::{Registry, ToolResult};
+use ptc_vm::{Limits, Machine, Program, Step, Value};
+use serde_json::Value as Json;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the envelope does besides the script's own semantics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvelopeOptions {
+    /// Ask the host's permission for every call ([`Event::Permission`]); when false every
+    /// call is allowed and goes straight to [`Event::Dispatch`].
+    pub ask_permission: bool,
+    /// Emit [`Event::Checkpoint`] for the start and settled records.
+    pub checkpoints: bool,
+    /// Keep [`Progress`] snapshots for [`Envelope::take_progress`].
+    pub progress: bool,
+}
+
+impl Default for EnvelopeOptions {
+    fn default() -> Self {
+        EnvelopeOptions {
+            ask_permission: true,
+            checkpoints: false,
+            progress: false,
+        }
+    }
+}
+
+/// What every envelope is started with besides its program.
+#[derive(Debug, Clone)]
+pub struct EnvelopeConfig {
+    /// The tools: their contracts name them for the compiler and validate arguments. The
+    /// envelope never calls their handlers ([`Registry::declare`] registers a contract
+    /// alone).
+    pub registry: Arc<Registry>,
+    /// The budgets.
+    pub limits: Limits,
+    /// The envelope id (the host's tool-use id); calls are `ID/1`, `ID/2`, ...
+    pub id: String,
+    /// Checkpoints, permission asks, progress.
+    pub options: EnvelopeOptions,
+}
+
+impl EnvelopeConfig {
+    /// A config with default options.
+    #[must_use]
+    pub fn new(registry: Arc<Registry>, limits: Limits, id: impl Into<String>) -> Self {
+        EnvelopeConfig {
+            registry,
+            limits,
+            id: id.into(),
+            options: EnvelopeOptions::default(),
+        }
+    }
+}
+
+/// One nested call, as the host's permission point and tool see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRequest {
+    /// The call's id, `ENVELOPE/N`.
+    pub id: String,
+    /// The envelope id.
+    pub parent_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The converted, schema-validated argument object.
+    pub arguments: Json,
+    /// The batch number, for `parallel` batches of more than one call.
+    pub batch: Option<u64>,
+    /// The call's position in its batch (source order), from 0; 0 for a single call.
+    pub position: usize,
+    /// When the envelope will time the call out (set once dispatched).
+    pub deadline: Option<Instant>,
+}
+
+/// What the envelope needs next; see the module docs for the host's answer to each.
+#[derive(Debug)]
+pub enum Event {
+    /// Decide these calls: [`Envelope::allow`] or [`Envelope::deny`] each, in any order.
+    Permission(Vec<CallRequest>),
+    /// Start these calls; answer each with [`Envelope::complete`] or [`Envelope::fail`].
+    Dispatch(Vec<CallRequest>),
+    /// Stop these calls (ids): they timed out or were abandoned. Answers for them are
+    /// refused from now on.
+    Cancel(Vec<String>),
+    /// A fuel slice ended: yield to other work, then poll again.
+    Pause,
+    /// Nothing to do until an answer arrives or `deadline` passes; poll again then.
+    Waiting {
+        /// The earliest per-call timeout or the envelope's deadline, if any.
+        deadline: Option<Instant>,
+    },
+    /// Write this record durably, then call [`Envelope::checkpoint_written`].
+    Checkpoint(Checkpoint),
+    /// The envelope settled; later polls repeat it.
+    Settled(Box<Outcome>),
+}
+
+/// How a dispatched call failed on the host's side (not a tool's own `isError` result).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The handler panicked. The text is for the host's log only: the guest and the model
+    /// get a fixed message.
+    Panicked(String),
+    /// The host's own timer fired after `ms` milliseconds.
+    TimedOut {
+        /// The timeout.
+        ms: u64,
+    },
+    /// The host could not run the tool; the message reaches the guest.
+    Host(String),
+}
+
+/// A host's misuse of the envelope; nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    /// No call with this id was ever issued by this envelope.
+    #[error("no call `{0}` was issued by this envelope")]
+    UnknownCall(String),
+    /// The call exists but does not await this answer.
+    #[error("call `{id}` is not awaiting {expected} (it is {state})")]
+    NotAwaiting {
+        /// The call.
+        id: String,
+        /// What the host tried to give: `a permission decision` or `a result`.
+        expected: &'static str,
+        /// Where the call stands: `queued`, `awaiting permission`, `allowed`, `running`,
+        /// or its terminal audit status (`success`, `cancelled`, ...).
+        state: String,
+    },
+    /// The envelope has settled; it takes no more answers.
+    #[error("the envelope has settled")]
+    Settled,
+    /// No checkpoint record was asked for.
+    #[error("no checkpoint record is awaiting acknowledgement")]
+    NoCheckpoint,
+}
+
+/// Where one call stands in the envelope's own bookkeeping.
+#[derive(Debug, Clone, PartialEq)]
+enum CallState {
+    /// In a batch, not yet launched.
+    Queued,
+    /// Launched; its permission decision is pending.
+    Asking,
+    /// Allowed; not yet handed to the host in a [`Event::Dispatch`].
+    Allowed,
+    /// Dispatched; no answer yet.
+    Running { deadline: Option<Instant> },
+    /// Ended one way or another (the audit record says how).
+    Ended,
+}
+
+impl CallState {
+    fn name(&self) -> &'static str {
+        match self {
+            CallState::Queued => "queued",
+            CallState::Asking => "awaiting permission",
+            CallState::Allowed => "allowed",
+            CallState::Running { .. } => "running",
+            CallState::Ended => "ended",
+        }
+    }
+}
+
+/// The suspension being serviced: one call or one batch.
+#[derive(Debug)]
+struct Batch {
+    /// Index of its first call in `Envelope::calls`.
+    first: usize,
+    count: usize,
+    /// Next position to launch.
+    next: usize,
+    /// Members ended.
+    done: usize,
+    results: Vec<Option<Value>>,
+    /// Requests not yet launched; `Err` holds a refusal message.
+    pending: Vec<Option<Result<CallRequest, String>>>,
+    /// Whether this is the script's provably direct call.
+    direct: bool,
+    /// A single call (`Step::Tool`), resumed with `resume_tool`.
+    single: bool,
+    /// `script` or `batch`, for the denial message.
+    scope: &'static str,
+}
+
+#[derive(Debug)]
+enum Phase {
+    /// The start record awaits acknowledgement.
+    StartCheckpoint,
+    /// The machine runs next; a step it already returned, if any.
+    Ready(Option<Step>),
+    /// A suspension is being serviced.
+    Calls(Batch),
+    /// The settled record awaits acknowledgement (`failures` so far).
+    Persisting { outcome: Box<Outcome>, failures: u8 },
+    /// Done.
+    Settled(Box<Outcome>),
+}
+
+/// One ToolCall envelope; see the module docs.
+#[derive(Debug)]
+pub struct Envelope {
+    id: String,
+    script: String,
+    registry: Arc<Registry>,
+    limits: Limits,
+    options: EnvelopeOptions,
+    machine: Option<Machine>,
+    phase: Phase,
+    direct: Option<String>,
+    direct_result: Option<ToolResult>,
+    calls: Vec<AuditRecord>,
+    states: Vec<CallState>,
+    /// By call: whether it awaits its permission decision (for progress snapshots).
+    waiting: Vec<bool>,
+    notes: Vec<String>,
+    next_batch: u64,
+    started: Instant,
+    now: Instant,
+    deadline: Option<Instant>,
+    outbox: VecDeque<Event>,
+    snapshots: Vec<Progress>,
+    /// A change not yet in a snapshot (a permission ask).
+    unreported: bool,
+}
+
+const fn assert_send<T: Send>() {}
+const _: () = assert_send::<Envelope>();
+
+impl Envelope {
+    /// Starts an envelope over a compiled `program`; `direct` names the tool when the
+    /// script is a provably direct call; `script` is recorded in checkpoints.
+    #[must_use]
+    pub fn start(
+        config: EnvelopeConfig,
+        program: Arc<Program>,
+        direct: Option<String>,
+        script: &str,
+        now: Instant,
+    ) -> Envelope {
+        let EnvelopeConfig {
+            registry,
+            limits,
+            id,
+            options,
+        } = config;
+        let deadline = limits
+            .seconds
+            .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
+        let phase = if options.checkpoints {
+            Phase::StartCheckpoint
+        } else {
+            Phase::Ready(None)
+        };
+        Envelope {
+            id,
+            script: script.to_owned(),
+            machine: Some(Machine::new(program, limits)),
+            registry,
+            limits,
+            options,
+            phase,
+            direct,
+            direct_result: None,
+            calls: Vec::new(),
+            states: Vec::new(),
+            waiting: Vec::new(),
+            notes: Vec::new(),
+            next_batch: 1,
+            started: now,
+            now,
+            deadline,
+            outbox: VecDeque::new(),
+            snapshots: Vec::new(),
+            unreported: false,
+        }
+    }
+
+    /// Compiles `script` against the registry's roster and starts it. Compile
+    /// diagnostics settle at once as `script-error` with every message (the first
+    /// diagnostic's kind is the error kind); nothing runs and no checkpoint is written.
+    #[must_use]
+    pub fn compile(config: EnvelopeConfig, script: &str, now: Instant) -> Envelope {
+        match ptc_compiler::compile(script, &config.registry.roster(), &config.limits) {
+            Ok(compiled) => Envelope::start(config, compiled.program, compiled.direct, script, now),
+            Err(diagnostics) => {
+                let kind = diagnostics
+                    .first()
+                    .map_or("script", |d| d.kind.as_str())
+                    .to_owned();
+                let message = diagnostics
+                    .iter()
+                    .map(|d| d.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                Envelope::refused(config, now, &kind, &message)
+            }
+        }
+    }
+
+    /// Starts from the model's raw ToolCall argument object, which must be exactly
+    /// `{"expression": "..."}`; any other shape settles at once as `script-error` (kind
+    /// `arguments`).
+    #[must_use]
+    pub fn from_tool_call(config: EnvelopeConfig, arguments: &Json, now: Instant) -> Envelope {
+        match crate::driver::expression_of(arguments) {
+            Ok(script) => Envelope::compile(config, script, now),
+            Err(message) => Envelope::refused(config, now, "arguments", &message),
+        }
+    }
+
+    /// An envelope that settled before running.
+    fn refused(config: EnvelopeConfig, now: Instant, kind: &str, message: &str) -> Envelope {
+        let EnvelopeConfig {
+            registry,
+            limits,
+            id,
+            options,
+        } = config;
+        let outcome = settle::refused_outcome(&id, kind, message);
+        Envelope {
+            id,
+            script: String::new(),
+            registry,
+            limits,
+            options,
+            machine: None,
+            phase: Phase::Settled(Box::new(outcome)),
+            direct: None,
+            direct_result: None,
+            calls: Vec::new(),
+            states: Vec::new(),
+            waiting: Vec::new(),
+            notes: Vec::new(),
+            next_batch: 1,
+            started: now,
+            now,
+            deadline: None,
+            outbox: VecDeque::new(),
+            snapshots: Vec::new(),
+            unreported: false,
+        }
+    }
+
+    /// The envelope id.
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The audit so far, one record per call issued, in dispatch order.
+    #[must_use]
+    pub fn calls(&self) -> &[AuditRecord] {
+        &self.calls
+    }
+
+    /// Whether the envelope has settled.
+    #[must_use]
+    pub fn is_settled(&self) -> bool {
+        matches!(self.phase, Phase::Settled(_))
+    }
+
+    /// The envelope's wall-clock deadline (`seconds` after start), if any.
+    #[must_use]
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// The snapshot of the calls right now (whether or not progress is kept).
+    #[must_use]
+    pub fn progress(&self) -> Progress {
+        progress::snapshot(
+            &self.id,
+            self.direct.as_deref(),
+            !self.is_settled(),
+            &self.calls,
+            &self.waiting,
+        )
+    }
+
+    /// The snapshots taken since the last call, oldest first (with
+    /// [`EnvelopeOptions::progress`]; see [`crate::progress`] for when they are taken).
+    pub fn take_progress(&mut self) -> Vec<Progress> {
+        std::mem::take(&mut self.snapshots)
+    }
+
+    /// What the envelope needs next, at the caller's monotonic time `now`.
+    pub fn poll(&mut self, now: Instant) -> Event {
+        if now > self.now {
+            self.now = now;
+        }
+        if let Some(event) = self.outbox.pop_front() {
+            return event;
+        }
+        if self.unreported {
+            self.report(true);
+        }
+        loop {
+            let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
+            match phase {
+                Phase::Settled(outcome) => {
+                    let event = Event::Settled(outcome.clone());
+                    self.phase = Phase::Settled(outcome);
+                    return event;
+                }
+                Phase::StartCheckpoint => {
+                    self.phase = Phase::StartCheckpoint;
+                    return Event::Checkpoint(Checkpoint::running(&self.id, &self.script));
+                }
+                Phase::Persisting { outcome, failures } => {
+                    let record = settle::settled_record(&self.id, &self.script, &outcome);
+                    self.phase = Phase::Persisting { outcome, failures };
+                    return Event::Checkpoint(record);
+                }
+                Phase::Ready(step) => {
+                    if let Some(event) = self.run_machine(step) {
+                        return event;
+                    }
+                }
+                Phase::Calls(batch) => {
+                    if let Some(event) = self.service(batch) {
+                        return event;
+                    }
+                }
+            }
+            if let Some(event) = self.outbox.pop_front() {
+                return event;
+            }
+        }
+    }
+
+    /// Steps the machine (unless it already returned `step`); an event to return, or
+    /// `None` when the phase moved on.
+    fn run_machine(&mut self, step: Option<Step>) -> Option<Event> {
+        if self.past_deadline() {
+            self.time_out_envelope();
+            return None;
+        }
+        let machine = self.machine.as_mut()?;
+        let step = step.unwrap_or_else(|| machine.step());
+        match step {
+            Step::Pause => {
+                self.phase = Phase::Ready(None);
+                Some(Event::Pause)
+            }
+            Step::Done(value) => {
+                self.completed(&value);
+                None
+            }
+            Step::Error(error) => {
+                self.settle_error(
+                    crate::OutcomeKind::ScriptError,
+                    error.kind().as_str(),
+                    error.message(),
+                    String::new(),
+                );
+                None
+            }
+            Step::Tool(request) => {
+                let direct =
+                    self.calls.is_empty() && self.direct.as_deref() == Some(&*request.tool);
+                if !direct {
+                    self.direct = None;
+                }
+                self.begin(vec![request], direct, true, "script");
+                None
+            }
+            Step::Batch(requests) => {
+                self.direct = None;
+                let scope = if requests.len() > 1 {
+                    "batch"
+                } else {
+                    "script"
+                };
+                self.begin(requests, false, false, scope);
+                None
+            }
+        }
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| self.now >= d)
+    }
+
+    /// Acknowledges the checkpoint record of the last [`Event::Checkpoint`]: `written`
+    /// says whether it is durable.
+    ///
+    /// # Errors
+    /// [`EnvelopeError::NoCheckpoint`] when no record awaits acknowledgement.
+    pub fn checkpoint_written(&mut self, written: bool) -> Result<(), EnvelopeError> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
+        match phase {
+            Phase::StartCheckpoint if written => Ok(()),
+            Phase::StartCheckpoint => {
+                settle::start_failed(self);
+                Ok(())
+            }
+            Phase::Persisting { outcome, .. } if written => {
+                self.finish(outcome);
+                Ok(())
+            }
+            Phase::Persisting {
+                outcome,
+                failures: 0,
+            } => {
+                self.phase = Phase::Persisting {
+                    outcome,
+                    failures: 1,
+                };
+                Ok(())
+            }
+            Phase::Persisting { outcome, .. } => {
+                self.finish(Box::new(settle::persist_failed(*outcome)));
+                Ok(())
+            }
+            other => {
+                self.phase = other;
+                Err(EnvelopeError::NoCheckpoint)
+            }
+        }
+    }
+
+    /// Cancels the whole envelope (the host's interrupt): unfinished calls are marked
+    /// `cancelled` and named in an [`Event::Cancel`], and the envelope settles
+    /// `interrupted`. Answers for those calls are refused from now on. Idempotent; does
+    /// nothing once the envelope has settled or is persisting its settled record.
+    pub fn cancel(&mut self) {
+        if matches!(self.phase, Phase::Settled(_) | Phase::Persisting { .. }) {
+            return;
+        }
+        self.phase = Phase::Ready(None);
+        self.interrupted();
+    }
+
+    /// Sends the current snapshot to the kept list (with progress on).
+    fn report(&mut self, live: bool) {
+        self.unreported = false;
+        if self.options.progress {
+            let snapshot = progress::snapshot(
+                &self.id,
+                self.direct.as_deref(),
+                live,
+                &self.calls,
+                &self.waiting,
+            );
+            self.snapshots.push(snapshot);
+        }
+    }
+
+    fn set(&mut self, call: usize, status: Status, preview: Option<String>) {
+        if let Some(record) = self.calls.get_mut(call) {
+            record.status = status;
+            if preview.is_some() {
+                record.preview = preview;
+            }
+        }
+    }
+
+    fn set_waiting(&mut self, call: usize, waiting: bool) {
+        if let Some(slot) = self.waiting.get_mut(call) {
+            *slot = waiting;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,231 @@
+//! How an envelope settles: the outcome of a completed, direct, failed, denied,
+//! interrupted or timed-out script, the result cap, and the settled checkpoint record.
+//!
+//! Invariants:
+//! - Every outcome text except a direct call's own result is capped at
+//!   [`crate::MAX_RESULT_CHARS`] characters; the host's JSON `value` is never cut.
+//! - When the envelope settles no call is left `queued` or `running` in the audit.
+//! - Exactly one final (`live: false`) progress snapshot is taken, after the settled
+//!   record was acknowledged.
+
+use super::{Envelope, Phase};
+use crate::audit::{self, Status};
+use crate::checkpoint::{Checkpoint, CheckpointState};
+use crate::convert;
+use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
+use ptc_vm::Value;
+
+/// The outcome of a script that never started.
+pub(super) fn refused_outcome(id: &str, kind: &str, message: &str) -> Outcome {
+    Outcome {
+        id: id.to_owned(),
+        kind: OutcomeKind::ScriptError,
+        text: cap_text(format!("Error: {message}")),
+        value: None,
+        error: Some(OutcomeError {
+            kind: kind.to_owned(),
+            message: message.to_owned(),
+        }),
+        direct: None,
+        direct_result: None,
+        calls: Vec::new(),
+        notes: Vec::new(),
+        stats: RunStats::default(),
+    }
+}
+
+/// The settled record of `outcome`.
+pub(super) fn settled_record(id: &str, script: &str, outcome: &Outcome) -> Checkpoint {
+    Checkpoint {
+        id: id.to_owned(),
+        state: CheckpointState::Settled,
+        expression: script.to_owned(),
+        outcome: Some(outcome.kind.as_str().to_owned()),
+        result: Some(outcome.text.clone()),
+        calls: outcome.calls.clone(),
+    }
+}
+
+/// `outcome` turned into the `checkpoint` script error of a settled record that could not
+/// be written twice; it keeps the audit.
+pub(super) fn persist_failed(mut outcome: Outcome) -> Outcome {
+    let message = "ToolCall final audit could not be persisted";
+    outcome.kind = OutcomeKind::ScriptError;
+    outcome.text = format!("Error: {message}");
+    outcome.value = None;
+    outcome.error = Some(OutcomeError {
+        kind: "checkpoint".to_owned(),
+        message: message.to_owned(),
+    });
+    outcome
+}
+
+/// The start record could not be written: the script never runs.
+pub(super) fn start_failed(envelope: &mut Envelope) {
+    let mut outcome = envelope.outcome(
+        OutcomeKind::ScriptError,
+        "Error: ToolCall audit checkpoint could not be persisted".to_owned(),
+    );
+    outcome.error = Some(OutcomeError {
+        kind: "checkpoint".to_owned(),
+        message: "ToolCall audit checkpoint could not be persisted".to_owned(),
+    });
+    envelope.finish(Box::new(outcome));
+}
+
+impl Envelope {
+    fn stats(&self) -> RunStats {
+        let stats = self.machine.as_ref().map(ptc_vm::Machine::stats);
+        RunStats {
+            fuel_used: stats.map_or(0, |s| s.fuel_used),
+            tool_calls: stats.map_or(0, |s| s.tool_calls),
+            elapsed_ms: u64::try_from(self.now.saturating_duration_since(self.started).as_millis())
+                .unwrap_or(u64::MAX),
+        }
+    }
+
+    fn outcome(&self, kind: OutcomeKind, text: String) -> Outcome {
+        Outcome {
+            id: self.id.clone(),
+            kind,
+            text,
+            value: None,
+            error: None,
+            direct: self.direct.clone(),
+            direct_result: None,
+            calls: self.calls.clone(),
+            notes: self.notes.clone(),
+            stats: self.stats(),
+        }
+    }
+
+    /// The script finished with `value`.
+    pub(super) fn completed(&mut self, value: &Value) {
+        let Some(machine) = self.machine.as_ref() else {
+            return;
+        };
+        let text = cap_text(machine.render(value));
+        let json = convert::to_json(value, machine.symbols(), &self.limits).unwrap_or_default();
+        let mut outcome = self.outcome(OutcomeKind::Completed, text);
+        outcome.direct = None;
+        outcome.value = Some(json);
+        self.conclude(outcome);
+    }
+
+    /// The script's one direct call ended with guest value `value`.
+    pub(super) fn direct_completed(&mut self, value: &Value) {
+        let result = self.direct_result.take();
+        let failed = self
+            .calls
+            .first()
+            .is_some_and(|c| c.status != Status::Success);
+        let text = match &result {
+            Some(result) => result.joined_text(),
+            None => self
+                .calls
+                .first()
+                .and_then(|c| c.preview.clone())
+                .or_else(|| self.machine.as_ref().map(|m| m.render(value)))
+                .unwrap_or_default(),
+        };
+        let kind = if failed {
+            OutcomeKind::ToolError
+        } else {
+            OutcomeKind::Completed
+        };
+        let mut outcome = self.outcome(kind, text.clone());
+        if failed {
+            let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
+            outcome.error = Some(OutcomeError {
+                kind: "tool-error".to_owned(),
+                message,
+            });
+        } else {
+            outcome.value = Some(match result.as_ref().and_then(|r| r.structured.clone()) {
+                Some(json) => json,
+                None => serde_json::Value::String(text),
+            });
+        }
+        outcome.direct_result = result;
+        self.conclude(outcome);
+    }
+
+    /// The host cancelled the envelope.
+    pub(super) fn interrupted(&mut self) {
+        self.abandon("Cancelled by request");
+        let summary = if self.calls.is_empty() {
+            String::new()
+        } else {
+            audit::summary(&self.calls)
+        };
+        self.settle_error(
+            OutcomeKind::Interrupted,
+            "interrupted",
+            "script interrupted",
+            summary,
+        );
+    }
+
+    /// The envelope's wall-clock bound (`seconds`, tool time included) ran out.
+    pub(super) fn time_out_envelope(&mut self) {
+        self.abandon("Cancelled: the script's time budget ran out");
+        let summary = if self.calls.is_empty() {
+            String::new()
+        } else {
+            audit::summary(&self.calls)
+        };
+        let seconds = self.limits.seconds.unwrap_or_default();
+        let steps = self.stats().fuel_used;
+        let message =
+            format!("Script exceeded its time budget of {seconds} seconds after {steps} steps");
+        self.settle_error(OutcomeKind::ScriptError, "time", &message, summary);
+    }
+
+    /// Settles with a typed error; unfinished calls become `interrupted`.
+    pub(super) fn settle_error(
+        &mut self,
+        kind: OutcomeKind,
+        error_kind: &str,
+        message: &str,
+        suffix: String,
+    ) {
+        for record in &mut self.calls {
+            if !record.status.is_terminal() {
+                record.status = Status::Interrupted;
+                record.preview = Some("Interrupted after script failure".to_owned());
+            }
+        }
+        let text = cap_text(format!("Error: {message}{suffix}"));
+        let mut outcome = self.outcome(kind, text);
+        outcome.error = Some(OutcomeError {
+            kind: error_kind.to_owned(),
+            message: message.to_owned(),
+        });
+        self.conclude(outcome);
+    }
+
+    /// Settles with `outcome`, through the settled checkpoint when checkpoints are on.
+    fn conclude(&mut self, outcome: Outcome) {
+        // Whatever suspension was being serviced is over.
+        for state in &mut self.states {
+            *state = super::CallState::Ended;
+        }
+        if self.options.checkpoints {
+            self.phase = Phase::Persisting {
+                outcome: Box::new(outcome),
+                failures: 0,
+            };
+        } else {
+            self.finish(Box::new(outcome));
+        }
+    }
+
+    /// The final state: the last snapshot, then [`Phase::Settled`].
+    pub(super) fn finish(&mut self, outcome: Box<Outcome>) {
+        self.phase = Phase::Settled(outcome);
+        self.report(false);
+        if let Some(machine) = self.machine.as_mut() {
+            machine.close();
+        }
+    }
+}
