@@ -1,0 +1,174 @@
+"""Side-by-side bench: ptc (this package) against pydantic-monty, from Python.
+
+Two measurements, the same program in each engine's language with the same host functions:
+
+1. compile+run of a 10-line script (one Glob call, then one Size call per file, a filter
+   and a sum), from source text to the final value, per run;
+2. the per-nested-call overhead: a loop of N calls of a trivial host function `echo`
+   minus the same loop with the call replaced by its value, divided by N.
+
+Run one engine per interpreter (they live in separate venvs):
+
+    python bench.py ptc     # in a venv with `pip install ./python`
+    python bench.py monty   # in a scratch venv with pydantic-monty (bench only)
+
+or both at once with `bash python/bench/run.sh`, which prints the table. Each prints one
+JSON line: medians over repeated runs, in microseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from typing import Any, Callable, Dict, List
+
+FILES = [f"src/file{i}.txt" for i in range(8)]
+SIZES = {f: 100 * (i + 1) for i, f in enumerate(FILES)}
+
+
+def glob(pattern: str) -> List[str]:
+    return list(FILES)
+
+
+def size(path: str) -> int:
+    return SIZES[path]
+
+
+def echo(x: int) -> int:
+    return x
+
+
+PTC_SCRIPT = """
+(let* ((files (Glob :pattern "src/*.txt"))
+       (sizes (mapcar (lambda (f) (Size :path f)) files))
+       (total 0)
+       (big 0))
+  (dolist (s sizes)
+    (setq total (+ total s))
+    (when (> s 300)
+      (setq big (+ big 1))))
+  (list :files (length files) :total total :big big))
+"""
+
+MONTY_SCRIPT = """
+files = glob("src/*.txt")
+sizes = [size(f) for f in files]
+total = 0
+big = 0
+for s in sizes:
+    total = total + s
+    if s > 300:
+        big = big + 1
+{"files": len(files), "total": total, "big": big}
+"""
+
+EXPECTED = {"files": 8, "total": 3600, "big": 5}
+
+
+def ptc_loop(n: int, call: bool) -> str:
+    body = "(Echo :x i)" if call else "i"
+    return f"(let ((total 0)) (dotimes (i {n}) (setq total (+ total {body}))) total)"
+
+
+def monty_loop(n: int, call: bool) -> str:
+    body = "echo(i)" if call else "i"
+    return f"total = 0\nfor i in range({n}):\n    total += {body}\ntotal"
+
+
+def median_us(fn: Callable[[], Any], repeat: int) -> float:
+    fn()  # warm
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+    return statistics.median(samples)
+
+
+def bench_ptc(n: int, repeat: int) -> Dict[str, Any]:
+    import ptc
+
+    tools = [
+        ptc.tool(glob, name="Glob"),
+        ptc.tool(size, name="Size"),
+        ptc.tool(echo, name="Echo"),
+    ]
+    limits = {"tool_calls": n + 10, "steps": 10_000_000}
+
+    def script() -> None:
+        outcome = ptc.run(PTC_SCRIPT, tools, limits=limits)
+        assert outcome.value == EXPECTED, outcome.text
+
+    with_calls = ptc.compile(ptc_loop(n, True), tools, limits=limits)
+    without = ptc.compile(ptc_loop(n, False), tools, limits=limits)
+
+    def loop(program: Any) -> Callable[[], None]:
+        def run() -> None:
+            outcome = program.run()
+            assert outcome.value == n * (n - 1) // 2, outcome.text
+
+        return run
+
+    calls = median_us(loop(with_calls), repeat)
+    bare = median_us(loop(without), repeat)
+    return {
+        "engine": f"ptc {ptc.__version__}",
+        "script_us": median_us(script, repeat * 4),
+        "loop_calls_us": calls,
+        "loop_bare_us": bare,
+        "per_call_us": (calls - bare) / n,
+    }
+
+
+def bench_monty(n: int, repeat: int) -> Dict[str, Any]:
+    import pydantic_monty as pm
+
+    lookup = {"glob": glob, "size": size, "echo": echo}
+    limits = pm.ResourceLimits(max_suspensions=10 * n + 100)  # type: ignore[call-arg]
+    with pm.Monty() as pool:
+        with pool.checkout(limits=limits) as session:
+
+            def script() -> None:
+                value = session.feed_run(MONTY_SCRIPT, external_lookup=lookup)
+                assert value == EXPECTED, value
+
+            def loop(call: bool) -> Callable[[], None]:
+                code = monty_loop(n, call)
+
+                def run() -> None:
+                    assert session.feed_run(code, external_lookup=lookup) == n * (n - 1) // 2
+
+                return run
+
+            script_us = median_us(script, repeat * 4)
+            calls = median_us(loop(True), repeat)
+            bare = median_us(loop(False), repeat)
+
+        def fresh_session() -> None:
+            with pool.checkout(limits=limits) as session:
+                assert session.feed_run(MONTY_SCRIPT, external_lookup=lookup) == EXPECTED
+
+        checkout_us = median_us(fresh_session, repeat)
+    return {
+        "engine": f"pydantic-monty {pm.__version__}",
+        "script_us": script_us,
+        "script_fresh_session_us": checkout_us,
+        "loop_calls_us": calls,
+        "loop_bare_us": bare,
+        "per_call_us": (calls - bare) / n,
+    }
+
+
+def main() -> None:
+    engine = sys.argv[1] if len(sys.argv) > 1 else "ptc"
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 500
+    repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 25
+    result = bench_ptc(n, repeat) if engine == "ptc" else bench_monty(n, repeat)
+    result.update({"n": n, "repeat": repeat, "python": sys.version.split()[0]})
+    print(json.dumps({k: round(v, 1) if isinstance(v, float) else v for k, v in result.items()}))
+
+
+if __name__ == "__main__":
+    main()

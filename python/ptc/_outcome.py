@@ -1,0 +1,152 @@
+"""What a run yields and how it settles: `Call`, `Calls`, `Settled`, `Outcome`, and the
+static pipeline's `Diagnostic` and `CompileError`.
+
+An `Outcome` is the runtime's own settlement, decoded from the one JSON object that
+`ptc run --format json` prints; `Outcome.to_json()` gives that object back unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """One nested call the host must answer: its id `ENVELOPE/N`, tool name and validated
+    JSON arguments."""
+
+    id: str
+    name: str
+    arguments: Dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Calls:
+    """A step's result while the run is live: the calls dispatched since the last step.
+
+    Empty when the run only waits for answers the host owes (or paused for fuel)."""
+
+    calls: Tuple[Call, ...]
+
+    def __iter__(self) -> Iterator[Call]:
+        return iter(self.calls)
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def __getitem__(self, index: int) -> Call:
+        return self.calls[index]
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """A settled run.
+
+    `outcome` is one of `completed`, `script-error`, `denied`, `interrupted`, `tool-error`;
+    `text` is what the model sees; `value` the final value as Python data by the JSON
+    mapping (None unless completed); `error` the typed error {kind, message} (None when
+    completed); `direct` the tool's name when the script was one direct call; `calls` the
+    audit (one dict per nested call, in dispatch order); `notes` the children's context
+    notes; `stats` the counters {fuel_used, tool_calls, elapsed_ms}.
+    """
+
+    id: str
+    outcome: str
+    text: str
+    value: Any
+    error: Optional[Dict[str, str]]
+    direct: Optional[str]
+    calls: List[Dict[str, Any]]
+    notes: List[str]
+    stats: Dict[str, int]
+    _json: str = dataclasses.field(repr=False, compare=False, default="")
+
+    @classmethod
+    def from_json(cls, text: str) -> "Outcome":
+        """Decodes the runtime's JSON object."""
+        data = json.loads(text)
+        return cls(
+            id=data["id"],
+            outcome=data["outcome"],
+            text=data["text"],
+            value=data["value"],
+            error=data["error"],
+            direct=data["direct"],
+            calls=data["calls"],
+            notes=data["notes"],
+            stats=data["stats"],
+            _json=text,
+        )
+
+    @property
+    def ok(self) -> bool:
+        """Whether the run completed."""
+        return self.outcome == "completed"
+
+    def text_with_notes(self) -> str:
+        """`text` followed by a `Notes:` block when children left notes (what
+        `ptc run --format text` prints)."""
+        if not self.notes:
+            return self.text
+        lines = [self.text, "", "Notes:"]
+        lines += ["- " + note.replace("\n", "\n  ") for note in self.notes]
+        return "\n".join(lines)
+
+    def to_json(self) -> str:
+        """The JSON object of `ptc run --format json`, as text."""
+        return self._json
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The same object as Python data."""
+        return json.loads(self._json)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settled:
+    """A step's result once the run settled."""
+
+    outcome: Outcome
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnostic:
+    """One static diagnostic: stable `code`, error `kind`, `message`, `span` (byte
+    offsets `(start, end)`), and `notes` (suggestions among them)."""
+
+    code: str
+    kind: str
+    message: str
+    span: Tuple[int, int]
+    notes: Sequence[str] = ()
+    labels: Sequence[Tuple[Tuple[int, int], str]] = ()
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Diagnostic":
+        span = data.get("span") or {}
+        labels = tuple(
+            ((label[0]["start"], label[0]["end"]), label[1]) for label in data.get("labels", [])
+        )
+        return cls(
+            code=data["code"],
+            kind=data["kind"],
+            message=data["message"],
+            span=(span.get("start", 0), span.get("end", 0)),
+            notes=tuple(data.get("notes", [])),
+            labels=labels,
+        )
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.kind}: {self.message}"
+
+
+class CompileError(Exception):
+    """`ptc.compile` refused a script: `diagnostics` says why (every diagnostic of the
+    first failing stage), and `outcome` is the `script-error` Outcome a run of it settles
+    with (what `ptc.run` returns for the same script)."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], outcome: Outcome):
+        self.diagnostics = list(diagnostics)
+        self.outcome = outcome
+        super().__init__("\n".join(str(d) for d in self.diagnostics) or outcome.text)

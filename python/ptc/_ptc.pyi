@@ -1,0 +1,33 @@
+"""Type stubs of the native module `ptc._ptc` (JSON text across the boundary)."""
+
+from typing import Optional, Tuple
+
+__version__: str
+
+class SessionError(Exception):
+    """A host misused a run (unknown or repeated call id, answer after settlement)."""
+
+class CompileFailed(Exception):
+    """A script did not compile: args are (diagnostics_json, outcome_json)."""
+
+class Run:
+    def step(self, wait: bool = True) -> Tuple[str, str]: ...
+    def resume(self, answers: str) -> None: ...
+    def deny(self, id: str, reason: str) -> None: ...
+    def cancel(self) -> None: ...
+
+class Program:
+    def __init__(
+        self,
+        expression: str,
+        tools: str,
+        limits: Optional[str] = None,
+        id: Optional[str] = None,
+    ) -> None: ...
+    @property
+    def direct(self) -> Optional[str]: ...
+    def start(self, id: Optional[str] = None) -> Run: ...
+
+def describe(tools: str) -> str: ...
+def check(expression: str, tools: str, limits: Optional[str] = None) -> str: ...
+def default_limits() -> str: ...

@@ -1,0 +1,330 @@
+"""Running a ToolCall from Python: the sans-IO `Program`/`Run` pair and the two drivers over
+it, `run` (synchronous handlers on a bounded thread pool) and `run_async` (async handlers
+gathered under a semaphore).
+
+Both drivers own nothing of the envelope's semantics: every decision — argument validation,
+ids, batches and their order, denial and cancellation, the audit, the outcome — is the
+runtime's, reached through the native `Run`. A driver only runs handlers and answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import json
+from typing import Any, Awaitable, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _ptc
+from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
+from ._tools import Tool, encode_failure, encode_result
+
+Tools = Iterable[Tool]
+Limits = Mapping[str, Union[int, float, str, None]]
+#: A permission policy: gets the call, answers None/True (allow), False or a reason (deny).
+Policy = Callable[[Call], Union[None, bool, str, Awaitable[Union[None, bool, str]]]]
+
+_DEFAULTS = json.loads(_ptc.default_limits())
+
+
+def _roster(tools: Tools) -> Dict[str, Tool]:
+    roster: Dict[str, Tool] = {}
+    for item in tools:
+        if not isinstance(item, Tool):
+            raise TypeError(f"not a ptc.Tool: {item!r} (decorate it with @ptc.tool)")
+        if item.name in roster:
+            raise ValueError(f"tool `{item.name}` is registered twice")
+        roster[item.name] = item
+    return roster
+
+
+def _tools_json(roster: Mapping[str, Tool]) -> str:
+    return json.dumps([t.contract() for t in roster.values()])
+
+
+def _limits_json(limits: Optional[Limits]) -> Optional[str]:
+    return None if limits is None else json.dumps(dict(limits))
+
+
+def _parallelism(limits: Optional[Limits]) -> int:
+    value = _DEFAULTS.get("parallelism", 4)
+    for key in ("parallelism",):
+        if limits and key in limits and limits[key] is not None:
+            value = int(limits[key])  # type: ignore[arg-type]
+    return max(1, int(value))
+
+
+def _answers(encoded: Mapping[str, str]) -> str:
+    return "{" + ",".join(json.dumps(k) + ":" + v for k, v in encoded.items()) + "}"
+
+
+def _decision(answer: Any) -> Optional[str]:
+    """A policy's answer as a denial reason, or None to allow."""
+    if answer is None or answer is True:
+        return None
+    if answer is False:
+        return "denied by the host's policy"
+    return str(answer)
+
+
+class Run:
+    """One run of a compiled program, stepped by the host (sans-IO).
+
+    Loop: `step()` returns `Calls` (answer each call with `resume` or `deny`, in any order,
+    from any thread) or `Settled`. `cancel()` interrupts the run; the next step settles
+    `interrupted` with the audit.
+    """
+
+    def __init__(self, native: Any):
+        self._native = native
+        self.outcome: Optional[Outcome] = None
+
+    def step(self) -> Union[Calls, Settled]:
+        """Advances the run (the GIL is released while the machine runs)."""
+        if self.outcome is not None:
+            return Settled(self.outcome)
+        kind, payload = self._native.step(True)
+        if kind == "settled":
+            self.outcome = Outcome.from_json(payload)
+            return Settled(self.outcome)
+        calls = tuple(Call(c["id"], c["name"], c["arguments"]) for c in json.loads(payload))
+        return Calls(calls)
+
+    def resume(self, results: Mapping[str, Any]) -> None:
+        """Answers calls: {id: result}, each result as a handler would return it (data, a
+        str, or a `ptc.ToolResult`). Raises `SessionError` for ids not outstanding."""
+        self._native.resume(_answers({i: encode_result(i, r) for i, r in results.items()}))
+
+    def fail(self, id: str, error: BaseException) -> None:
+        """Answers call `id` with the guest error value for a handler that raised."""
+        self._native.resume(_answers({id: encode_failure(id, error)}))
+
+    def deny(self, id: str, reason: str) -> None:
+        """Denies call `id`: the script aborts and settles `denied`."""
+        self._native.deny(id, reason)
+
+    def cancel(self) -> None:
+        """Interrupts the run."""
+        self._native.cancel()
+
+    def _resume_encoded(self, encoded: Mapping[str, str]) -> None:
+        try:
+            self._native.resume(_answers(encoded))
+        except _ptc.SessionError:
+            # The run settled or was cancelled meanwhile (a sibling's denial): late results
+            # are dropped, and the next step returns the outcome.
+            pass
+
+
+class Program:
+    """A compiled script with its roster: reusable, shareable across threads."""
+
+    def __init__(self, native: Any, roster: Mapping[str, Tool], limits: Optional[Limits]):
+        self._native = native
+        self.tools = dict(roster)
+        self.limits = dict(limits) if limits else {}
+
+    @property
+    def direct(self) -> Optional[str]:
+        """The tool's name when the script is provably one direct call."""
+        return self._native.direct
+
+    def start(self, id: Optional[str] = None) -> Run:
+        """Starts one run with envelope id `id` (fresh when None)."""
+        return Run(self._native.start(id))
+
+    def run(self, *, policy: Optional[Policy] = None, id: Optional[str] = None) -> Outcome:
+        """Runs it with the tools' handlers (see `ptc.run`)."""
+        return _drive(self.start(id), self.tools, policy, _parallelism(self.limits))
+
+    async def run_async(
+        self, *, policy: Optional[Policy] = None, id: Optional[str] = None
+    ) -> Outcome:
+        """Runs it with the tools' handlers, asynchronously (see `ptc.run_async`)."""
+        return await _drive_async(self.start(id), self.tools, policy, _parallelism(self.limits))
+
+
+def _compile_native(
+    expression: str, roster: Mapping[str, Tool], limits: Optional[Limits], id: Optional[str]
+) -> Any:
+    try:
+        return _ptc.Program(expression, _tools_json(roster), _limits_json(limits), id)
+    except _ptc.CompileFailed as failure:
+        diagnostics_json, outcome_json = failure.args
+        diagnostics = [Diagnostic.from_dict(d) for d in json.loads(diagnostics_json)]
+        raise CompileError(diagnostics, Outcome.from_json(outcome_json)) from None
+
+
+def compile(expression: str, tools: Tools, *, limits: Optional[Limits] = None) -> Program:
+    """Compiles `expression` for `tools` under `limits` (keys as `ptc run --limit`,
+    `_` or `-`). Raises `CompileError` with the diagnostics when it does not compile."""
+    roster = _roster(tools)
+    return Program(_compile_native(expression, roster, limits, None), roster, limits)
+
+
+def _prepare(
+    expression: str, tools: Tools, limits: Optional[Limits], id: Optional[str]
+) -> Union[Program, Outcome]:
+    roster = _roster(tools)
+    try:
+        return Program(_compile_native(expression, roster, limits, id), roster, limits)
+    except CompileError as error:
+        return error.outcome
+
+
+def run(
+    expression: str,
+    tools: Tools,
+    *,
+    limits: Optional[Limits] = None,
+    policy: Optional[Policy] = None,
+    id: Optional[str] = None,
+) -> Outcome:
+    """Runs a model's ToolCall `expression` against `tools` with synchronous handlers.
+
+    A parallel batch runs on a thread pool of `parallelism` workers (a limit, default 4).
+    `policy(call)` is consulted before each call (None/True allow; False or a reason deny,
+    which aborts the script). Budgets, script errors, denials and failed direct calls are
+    outcomes, never exceptions. Returns the settled `Outcome` with its audit.
+    """
+    prepared = _prepare(expression, tools, limits, id)
+    if isinstance(prepared, Outcome):
+        return prepared
+    return prepared.run(policy=policy, id=id)
+
+
+async def run_async(
+    expression: str,
+    tools: Tools,
+    *,
+    limits: Optional[Limits] = None,
+    policy: Optional[Policy] = None,
+    id: Optional[str] = None,
+) -> Outcome:
+    """As `run`, awaiting async handlers (sync ones run in the default executor); a batch
+    is gathered under a semaphore of `parallelism`. Cancelling the awaiting task interrupts
+    the envelope and cancels the handlers' tasks, then re-raises `CancelledError`."""
+    prepared = _prepare(expression, tools, limits, id)
+    if isinstance(prepared, Outcome):
+        return prepared
+    return await prepared.run_async(policy=policy, id=id)
+
+
+def _call_sync(tool: Tool, call: Call) -> str:
+    try:
+        result = tool.handler(**call.arguments)
+        if inspect.isawaitable(result):
+            result = asyncio.run(_awaited(result))
+        return encode_result(tool.name, result)
+    except Exception as error:
+        return encode_failure(tool.name, error)
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+def _drive(
+    run: Run, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int
+) -> Outcome:
+    pool = concurrent.futures.ThreadPoolExecutor(parallelism, thread_name_prefix="ptc-tool")
+    pending: Dict[concurrent.futures.Future[str], str] = {}
+    try:
+        while True:
+            step = run.step()
+            if isinstance(step, Settled):
+                return step.outcome
+            allowed = []
+            for call in step:
+                reason = _decision(policy(call)) if policy else None
+                if reason is not None:
+                    run._native.deny(call.id, reason)
+                else:
+                    allowed.append(call)
+            for call in allowed:
+                pending[pool.submit(_call_sync, roster[call.name], call)] = call.id
+            if not len(step) and pending:
+                done, _ = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                run._resume_encoded({pending.pop(f): f.result() for f in done})
+    except BaseException:
+        # KeyboardInterrupt or a raising policy: the run must not outlive its driver.
+        run.cancel()
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def _call_async(tool: Tool, call: Call, gate: asyncio.Semaphore) -> str:
+    async with gate:
+        try:
+            if inspect.iscoroutinefunction(tool.handler):
+                result = await tool.handler(**call.arguments)
+            else:
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(None, lambda: tool.handler(**call.arguments))
+                if inspect.isawaitable(result):
+                    result = await result
+            return encode_result(tool.name, result)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            return encode_failure(tool.name, error)
+
+
+async def _drive_async(
+    run: Run, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int
+) -> Outcome:
+    loop = asyncio.get_running_loop()
+    gate = asyncio.Semaphore(parallelism)
+    tasks: Dict[asyncio.Task[str], str] = {}
+    try:
+        while True:
+            kind, payload = await loop.run_in_executor(None, run._native.step, True)
+            if kind == "settled":
+                run.outcome = Outcome.from_json(payload)
+                return run.outcome
+            calls = [Call(c["id"], c["name"], c["arguments"]) for c in json.loads(payload)]
+            for call in calls:
+                answer = policy(call) if policy else None
+                if inspect.isawaitable(answer):
+                    answer = await answer
+                reason = _decision(answer)
+                if reason is not None:
+                    run._native.deny(call.id, reason)
+                    continue
+                tasks[asyncio.ensure_future(_call_async(roster[call.name], call, gate))] = call.id
+            if not calls and tasks:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                run._resume_encoded({tasks.pop(t): t.result() for t in done})
+    except BaseException:
+        run.cancel()
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+def describe(tools: Tools) -> Dict[str, Any]:
+    """What the model is told: {name, description, input_schema, listing} of the ToolCall
+    tool for this roster (`listing` is the tool listing text)."""
+    return json.loads(_ptc.describe(_tools_json(_roster(tools))))
+
+
+def check(
+    expression: str, tools: Tools, *, limits: Optional[Limits] = None
+) -> Sequence[Diagnostic]:
+    """The static pipeline's diagnostics for `expression` (empty when it compiles)."""
+    roster = _roster(tools)
+    raw = _ptc.check(expression, _tools_json(roster), _limits_json(limits))
+    return [Diagnostic.from_dict(d) for d in json.loads(raw)]
+
+
+def default_limits() -> Dict[str, Any]:
+    """The default budgets, keyed as `ptc run --limit`."""
+    return dict(_DEFAULTS)
