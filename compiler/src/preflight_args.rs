@@ -234,6 +234,9 @@ fn literal<'a>(value: &'a Sexp, interner: &'a Interner, quoted_data: bool) -> Op
         SexpKind::Sym(_) => return None,
         SexpKind::List(_) if quoted_data => return Some(Literal::List),
         SexpKind::List(_) => return literal(quoted(value, interner)?, interner, true),
+        // A dotted pair (an alist entry) converts by rules of its own at dispatch: judge
+        // nothing here rather than risk refusing a valid call.
+        SexpKind::Dotted(..) => return None,
     };
     Some(Literal::Json(json))
 }
