@@ -24,6 +24,7 @@ use crate::regexp::RegexCache;
 use crate::symbol::Symbols;
 use crate::value::Value;
 
+mod casing;
 mod file_name;
 mod format;
 mod list;
