@@ -523,7 +523,9 @@ impl Gen<'_> {
             }
             7 => {
                 let (i, l) = (self.expr(Ty::Int, d), self.expr(Ty::List, d));
-                format!("`({i} ,{i} ,@{l} 9)")
+                // Only unquoted parts are expressions: a backquote inside the data is refused
+                // (deviation 25).
+                format!("`(x ,{i} ,@{l} 9)")
             }
             8 => {
                 let (i, l) = (self.expr(Ty::Int, d), self.expr(Ty::List, d));
