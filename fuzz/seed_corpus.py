@@ -72,6 +72,13 @@ for f in ["%s", "%S", "%d", "%5.2f", "%x", "%-10s|", "%c", "%%", "%e", "%g", "%1
     fb = f.encode()
     write("format", bytes([len(fb)]) + fb + bytes([2, 5]) + (2**63 - 1).to_bytes(8, "little") + bytes([4, 3]) + b"abc")
 
+# Structured format directives (first byte >= 0x80): std's 65535 precision edge, the value
+# budget's edge, with f/e/g conversions (issue 11.1).
+for size_pick, conv in [(5, 7), (4, 8), (5, 9), (6, 7), (8, 9), (7, 8)]:
+    # one directive: no literal, no field number, no flags, no width, a precision
+    directive = bytes([1, 1, 1, 0, 1, 0, size_pick, conv])
+    write("format", bytes([0x81]) + directive + bytes([2, 11]))
+
 for op in range(22):
     write("numeric", bytes([op, 2, 1, 3]))
     write("numeric", bytes([op, 3, 5]) + (12345).to_bytes(8, "little") + bytes([10, 200]) + (7).to_bytes(8, "little") + bytes([6]))

@@ -162,6 +162,46 @@ fn h39_format_widths_within_budget_are_charged() {
     assert_value(&hostile("(length (format \"%.300f\" 1.0))"), "302");
 }
 
+/// Issue 11.1: std's float formatting panics above a precision of 65535, and `format`
+/// passed guest precisions straight to it. Every guest-controlled width and precision of
+/// every conversion, at and past that edge: exact output like Emacs 28.2 (whose lengths
+/// these are), or the typed value-budget error, and never a panic.
+#[test]
+fn h39_format_precisions_past_std_limits_do_not_panic() {
+    for (script, length) in [
+        ("(length (format \"%.65536f\" 1.0))", "65538"),
+        ("(length (format \"%.65535e\" 1.0))", "65541"),
+        ("(format \"%.65536g\" 1.0)", "\"1\""),
+        ("(length (format \"%.65535g\" 0.0001))", "68"),
+        ("(length (format \"%#.65536g\" 1.0))", "65537"),
+        ("(length (format \"%.65536e\" 5e-324))", "65543"),
+        ("(length (format \"%.200000f\" 5e-324))", "200002"),
+        ("(length (format \"%.70000f\" 12))", "70003"),
+        ("(length (format \"%.70000e\" 12))", "70006"),
+        ("(length (format \"%#.70000g\" 12))", "70001"),
+        ("(length (format \"%70000.3f|\" 1.5))", "70001"),
+        ("(length (format \"%.70000d\" 7))", "70000"),
+        ("(length (format \"%70000s\" \"\u{4e2d}\"))", "69999"),
+        (
+            "(substring (format \"%.65536f\" 0.1) 0 60)",
+            "\"0.1000000000000000055511151231257827021181583404541015625000\"",
+        ),
+    ] {
+        let report = hostile(script);
+        assert_value(&report, length);
+    }
+    let report = hostile("(format \"%.70000f\" 1.0)");
+    assert!(report.stats.fuel_used >= 70_000 / 32, "{:?}", report.stats);
+    for script in [
+        "(format \"%.262144f\" 1.0)",
+        "(format \"%.262144e\" 1.0)",
+        "(format \"%#.262144g\" 1.0)",
+        "(format \"%.262144f\" 1)",
+    ] {
+        assert_error(&hostile(script), "value", BYTES);
+    }
+}
+
 #[test]
 fn h40_case_conversion_growth_is_accounted() {
     // ß (2 bytes) upcases to SS (2 bytes); ŉ (2 bytes) to ʼN (3 bytes).

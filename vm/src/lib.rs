@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod disasm;
+pub mod display_width;
 pub mod equal;
 pub mod error;
 pub mod isa;

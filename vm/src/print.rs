@@ -53,6 +53,9 @@ pub fn to_string(value: &Value, style: Style, names: &dyn SymbolNames) -> String
 
 enum Task<'a> {
     Value(&'a Value),
+    /// Leaves a backquote (`+1`: back inside after a comma's operand; `-1`: after a
+    /// backquote's body).
+    Depth(i32),
     /// The elements after the first of a list, printed with a leading space.
     ListRest(&'a Value),
     Text(&'static str),
@@ -61,9 +64,12 @@ enum Task<'a> {
 /// Appends `value` printed in `style` to `out`.
 pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
     let mut stack = vec![Task::Value(value)];
+    // Backquotes open around the task being printed: commas print as `,x` only inside one.
+    let mut backquotes = 0i32;
     while let Some(task) = stack.pop() {
         match task {
             Task::Text(text) => out.push_str(text),
+            Task::Depth(delta) => backquotes += delta,
             Task::ListRest(rest) => match rest {
                 Value::Nil => out.push(')'),
                 Value::Cons(cell) => {
@@ -110,8 +116,19 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
                     }
                 }
                 Value::Cons(cell) => {
-                    if let Some((prefix, quoted)) = reader_sugar(cell.car(), cell.cdr(), names) {
+                    if let Some((prefix, quoted)) =
+                        reader_sugar(cell.car(), cell.cdr(), names, backquotes > 0)
+                    {
                         out.push_str(prefix);
+                        let delta = match prefix {
+                            "`" => 1,
+                            "'" => 0,
+                            _ => -1,
+                        };
+                        if delta != 0 {
+                            backquotes += delta;
+                            stack.push(Task::Depth(-delta));
+                        }
                         stack.push(Task::Value(quoted));
                     } else {
                         out.push('(');
@@ -124,14 +141,16 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
     }
 }
 
-/// `(quote X)`, `(function X)`, `` (\` X) ``, `(, X)` and `(,@ X)` print with their reader sugar, as Emacs
-/// does by default (`print-quoted`).
+/// `(quote X)`, `(function X)` and `` (\` X) `` print with their reader sugar, as Emacs
+/// does by default (`print-quoted`); `(, X)` and `(,@ X)` too, but only inside a backquote
+/// (Emacs 28's `new_backquote_output`): elsewhere they print as lists, `(\\, a)`.
 ///
 /// `(, @x)` prints as `, @x`: `,@x` would read back as a splice.
 fn reader_sugar<'a>(
     car: &Value,
     cdr: &'a Value,
     names: &dyn SymbolNames,
+    in_backquote: bool,
 ) -> Option<(&'static str, &'a Value)> {
     let Value::Sym(op) = car else { return None };
     let Value::Cons(rest) = cdr else { return None };
@@ -141,6 +160,7 @@ fn reader_sugar<'a>(
     let prefix = match *op {
         well_known::QUOTE => "'",
         well_known::BACKQUOTE => "`",
+        well_known::UNQUOTE | well_known::SPLICE if !in_backquote => return None,
         well_known::UNQUOTE => match rest.car() {
             Value::Sym(symbol) if names.symbol_name(*symbol).starts_with('@') => ", ",
             _ => ",",
@@ -164,37 +184,74 @@ pub fn write_quoted_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// Appends a symbol name escaped so that the reader reads it back as the same symbol.
+/// Appends a symbol name escaped as Emacs 28's `prin1` escapes it, which the reader reads
+/// back as the same symbol: a backslash before every `" \\ ' ; # ( ) , . ` [ ] ?`, every
+/// character up to space and no-break space, and before the first character of a name
+/// that would read as a number (`\\1`, `\\-1`, `\\1e5`, `\\.5`); the empty name is `##`.
 pub fn write_symbol(out: &mut String, name: &str) {
     if name.is_empty() {
         out.push_str("##");
         return;
     }
-    if looks_like_number(name) || name == "." {
-        out.push('\\');
-    }
-    for (i, c) in name.char_indices() {
-        let special = matches!(
-            c,
-            ' ' | '\t' | '\n' | '\r' | '(' | ')' | '[' | ']' | '"' | ';' | '\'' | '`' | ',' | '\\'
-        ) || (i == 0 && matches!(c, '#' | '?'));
-        if special {
+    let mut confusing = reads_as_number(name);
+    for c in name.chars() {
+        let special = c <= ' '
+            || c == '\u{a0}'
+            || matches!(
+                c,
+                '"' | '\\' | '\'' | ';' | '#' | '(' | ')' | ',' | '.' | '`' | '[' | ']' | '?'
+            );
+        if special || confusing {
             out.push('\\');
+            confusing = false;
         }
         out.push(c);
     }
 }
 
-/// Whether `name` would read as a number if printed bare.
-fn looks_like_number(name: &str) -> bool {
-    let body = name.strip_prefix(['+', '-']).unwrap_or(name);
-    let body = body.strip_suffix('.').unwrap_or(body);
-    !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit())
-        || name.parse::<f64>().is_ok() && name.bytes().any(|b| b.is_ascii_digit())
+/// Whether all of `name` reads as a number in Emacs (`string_to_number` in base 10
+/// consuming the whole name): `[+-]` then digits with an optional trailing `.`, or a float
+/// (`1.5`, `.5`, `1e5`, `1.0e+INF`, `0.0e+NaN`).
+fn reads_as_number(name: &str) -> bool {
+    let body = name.strip_prefix(['+', '-']).unwrap_or(name).as_bytes();
+    let digits = |from: usize| {
+        body.get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let leading = digits(0);
+    let mut at = leading;
+    let mut fraction = 0;
+    if body.get(at) == Some(&b'.') {
+        fraction = digits(at + 1);
+        at += 1 + fraction;
+    }
+    if leading == 0 && fraction == 0 {
+        return false;
+    }
+    if at == body.len() {
+        // `1`, `1.`, `1.5`, `.5` (but not a lone `.`).
+        return true;
+    }
+    if !matches!(body.get(at), Some(b'e' | b'E')) {
+        return false;
+    }
+    let exponent = body.get(at + 1..).unwrap_or_default();
+    if matches!(exponent, b"+INF" | b"+NaN") {
+        return leading > 0 || fraction > 0;
+    }
+    let unsigned = exponent
+        .strip_prefix(b"+")
+        .or_else(|| exponent.strip_prefix(b"-"));
+    let unsigned = unsigned.unwrap_or(exponent);
+    !unsigned.is_empty() && unsigned.iter().all(u8::is_ascii_digit)
 }
 
 /// A float printed as Emacs prints it: the shortest of `%.15g`, `%.16g`, `%.17g` that
-/// reads back exactly, with `.0` appended when the text would read as an integer.
+/// reads back exactly (for subnormals and zero, the shortest from `%.1g` on), with `.0`
+/// appended when the text would read as an integer.
 /// Infinities print as `1.0e+INF` / `-1.0e+INF` and NaN as `0.0e+NaN`.
 #[must_use]
 pub fn float_to_string(f: f64) -> String {
@@ -212,8 +269,11 @@ pub fn float_to_string(f: f64) -> String {
             "1.0e+INF".into()
         };
     }
+    // Emacs's `dtoastr` starts at one digit below DBL_MIN (subnormals and zero), at
+    // DBL_DIG (15) otherwise, and stops at the first that reads back exactly.
+    let first = if f.abs() < f64::MIN_POSITIVE { 1 } else { 15 };
     let mut text = String::new();
-    for precision in 15..=17 {
+    for precision in first..=17 {
         text = format_g(f, precision, false);
         if text.parse::<f64>().ok() == Some(f) {
             break;
@@ -240,7 +300,7 @@ pub fn format_g(f: f64, precision: usize, alternate: bool) -> String {
         };
     }
     let precision = precision.max(1);
-    let scientific = format!("{:.*e}", precision - 1, f);
+    let scientific = scientific(f, precision - 1);
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i64 = exponent.parse().unwrap_or(0);
     let precision_i = i64::try_from(precision).unwrap_or(i64::MAX);
@@ -254,13 +314,45 @@ pub fn format_g(f: f64, precision: usize, alternate: bool) -> String {
         format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
     } else {
         let decimals = usize::try_from(precision_i - 1 - exponent).unwrap_or(0);
-        let fixed = format!("{f:.decimals$}");
+        let fixed = fixed(f, decimals);
         if alternate {
             fixed
         } else {
             trim_fraction(&fixed)
         }
     }
+}
+
+/// Fraction digits beyond which every finite double's exact decimal expansion is zeros
+/// (the smallest subnormal, 2^-1074, has 1074), with room to spare.
+const EXACT_FRACTION_DIGITS: usize = 1_100;
+/// Significant digits beyond which every finite double's exact decimal expansion is zeros
+/// (at most 767 are nonzero), with room to spare.
+const EXACT_SIGNIFICANT_DIGITS: usize = 800;
+
+/// C's `%.{decimals}f` of a finite `f`, for any `decimals`: std's formatter panics above a
+/// precision of 65535, so digits past the exact expansion are appended as zeros.
+#[must_use]
+pub fn fixed(f: f64, decimals: usize) -> String {
+    let exact = decimals.min(EXACT_FRACTION_DIGITS);
+    let mut text = format!("{f:.exact$}");
+    text.extend(std::iter::repeat_n('0', decimals - exact));
+    text
+}
+
+/// Rust's `{:.decimals$e}` of a finite `f` (`1.5e3`, `1.5e-3`), for any `decimals`:
+/// digits past the exact expansion are appended to the mantissa as zeros.
+#[must_use]
+pub fn scientific(f: f64, decimals: usize) -> String {
+    let exact = decimals.min(EXACT_SIGNIFICANT_DIGITS);
+    let text = format!("{f:.exact$e}");
+    let zeros = decimals - exact;
+    if zeros == 0 {
+        return text;
+    }
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let point = if mantissa.contains('.') { "" } else { "." };
+    format!("{mantissa}{point}{}e{exponent}", "0".repeat(zeros))
 }
 
 fn trim_fraction(text: &str) -> String {

@@ -10,7 +10,11 @@
 //! - `%f %e %g` take any number; `%c` a character code.
 //! - `FIELD$` selects the argument (1 is the first after the format string); later specs
 //!   without a field continue after it.
-//! - Width and padding count characters.
+//! - Width and the precision of `%s`/`%S` count display columns (Emacs's `string-width`,
+//!   [`crate::display_width`]); `%f %e %g` of an integer that fits 64 bits are exact, as
+//!   Emacs formats it as a `long double`; any precision is exact (std panics above 65535,
+//!   so [`print::fixed`] and [`print::scientific`] append the zeros past a double's exact
+//!   expansion).
 //!
 //! Guards (dialect notes §8.3): every digit run (field number, width, precision) larger than
 //! `limits.value_bytes` is refused before anything is built (kind `value`, "'format': field
@@ -23,6 +27,7 @@
 
 use super::PrimCtx;
 use super::string::{char_of, new_string, string_arg, text_units};
+use crate::display_width::{string_width, truncate_to_width};
 use crate::error::{Error, ErrorKind, Result};
 use crate::print::{self, Style};
 use crate::value::Value;
@@ -111,8 +116,7 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
             return Err(Error::script("Not enough arguments for format string"));
         };
         let (body, numeric) = convert(ctx, conversion, &spec, arg)?;
-        let body_chars = body.chars().count();
-        let pad = spec.width.saturating_sub(body_chars);
+        let pad = spec.width.saturating_sub(string_width(&body));
         if out.len().saturating_add(body.len()).saturating_add(pad) > budget {
             return Err(Error::new(
                 ErrorKind::Value,
@@ -208,10 +212,9 @@ fn convert(
                 Style::Princ
             };
             let mut text = print::to_string(arg, style, &*ctx.symbols);
-            if let Some(precision) = spec.precision
-                && let Some((cut, _)) = text.char_indices().nth(precision)
-            {
-                text.truncate(cut);
+            if let Some(precision) = spec.precision {
+                let kept = truncate_to_width(&text, precision).len();
+                text.truncate(kept);
             }
             ctx.charge(text_units(text.len()));
             Ok((text, false))
@@ -225,6 +228,11 @@ fn convert(
             Ok((format_integer(&n, conversion, spec), true))
         }
         _ => {
+            if let Some(n) = exact_integer(arg) {
+                let text = format_exact_integer(&n, conversion, spec);
+                ctx.charge(text_units(text.len()));
+                return Ok((text, true));
+            }
             let f = float_of(arg).ok_or_else(|| Error::script(MISMATCH))?;
             let text = format_float(f, conversion, spec);
             ctx.charge(text_units(text.len()));
@@ -311,14 +319,14 @@ fn format_float(f: f64, conversion: char, spec: &Spec) -> String {
     let precision = spec.precision.unwrap_or(6);
     let body = match conversion {
         'f' => {
-            let mut text = format!("{magnitude:.precision$}");
+            let mut text = print::fixed(magnitude, precision);
             if spec.alternate && precision == 0 {
                 text.push('.');
             }
             text
         }
         'e' => {
-            let text = format!("{magnitude:.precision$e}");
+            let text = print::scientific(magnitude, precision);
             let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
             let exponent: i32 = exponent.parse().unwrap_or(0);
             let point = if spec.alternate && precision == 0 {
@@ -335,6 +343,109 @@ fn format_float(f: f64, conversion: char, spec: &Spec) -> String {
         _ => print::format_g(magnitude, precision, spec.alternate),
     };
     format!("{sign}{body}")
+}
+
+/// An integer argument `%f`/`%e`/`%g` formats exactly, as Emacs does for every integer
+/// that fits `intmax_t`/`uintmax_t` (it formats those as an x87 `long double`, whose 64-bit
+/// significand holds them exactly). Larger integers go through a double, like floats.
+fn exact_integer(arg: &Value) -> Option<BigInt> {
+    let n = match arg {
+        Value::Int(n) => return Some(BigInt::from(*n)),
+        Value::Big(n) => &**n,
+        _ => return None,
+    };
+    let fits = if n.is_negative() {
+        n >= &BigInt::from(i64::MIN)
+    } else {
+        n.bits() <= 64
+    };
+    fits.then(|| n.clone())
+}
+
+/// C's `%f`, `%e`, `%g` of the exact integer `n` (digits rounded half to even, as printf
+/// rounds an exact value).
+fn format_exact_integer(n: &BigInt, conversion: char, spec: &Spec) -> String {
+    let sign = sign_of(n.is_negative(), spec);
+    let digits = n.magnitude().to_str_radix(10);
+    let precision = spec.precision.unwrap_or(6);
+    let point = if spec.alternate { "." } else { "" };
+    let body = match conversion {
+        'f' if precision == 0 => format!("{digits}{point}"),
+        'f' => format!("{digits}.{}", "0".repeat(precision)),
+        'e' => {
+            let (mantissa, exponent) = round_significant(&digits, precision.saturating_add(1));
+            exponent_form(&mantissa, exponent, spec.alternate, false)
+        }
+        _ => {
+            let significant = precision.max(1);
+            let (mantissa, exponent) = round_significant(&digits, significant);
+            if exponent >= significant {
+                exponent_form(&mantissa, exponent, spec.alternate, !spec.alternate)
+            } else {
+                // Fixed form: every digit of the integer is significant; the rest are zeros.
+                let decimals = significant - 1 - exponent;
+                let mut text = digits;
+                if spec.alternate {
+                    text.push('.');
+                    text.push_str(&"0".repeat(decimals));
+                }
+                text
+            }
+        }
+    };
+    format!("{sign}{body}")
+}
+
+/// `digits` (no leading zeros; "0" for zero) rounded half to even to `count` significant
+/// digits: the digit string (exactly `count` long) and the decimal exponent of its first.
+fn round_significant(digits: &str, count: usize) -> (String, usize) {
+    let count = count.max(1);
+    let mut exponent = digits.len().saturating_sub(1);
+    if digits.len() <= count {
+        let mut kept = digits.to_owned();
+        kept.push_str(&"0".repeat(count - digits.len()));
+        return (kept, exponent);
+    }
+    let (kept, dropped) = digits.split_at(count);
+    let mut kept: Vec<u8> = kept.bytes().collect();
+    let first = dropped.bytes().next().unwrap_or(b'0');
+    let rest_zero = dropped.bytes().skip(1).all(|b| b == b'0');
+    let last_odd = kept.last().is_some_and(|d| (d - b'0') % 2 == 1);
+    let round_up = first > b'5' || (first == b'5' && (!rest_zero || last_odd));
+    if round_up {
+        let mut carry = true;
+        for digit in kept.iter_mut().rev() {
+            if *digit == b'9' {
+                *digit = b'0';
+            } else {
+                *digit += 1;
+                carry = false;
+                break;
+            }
+        }
+        if carry {
+            kept.insert(0, b'1');
+            kept.pop();
+            exponent += 1;
+        }
+    }
+    (String::from_utf8(kept).unwrap_or_default(), exponent)
+}
+
+/// `d.ddde+XX` from significant digits, optionally with trailing zeros trimmed (`%g`).
+fn exponent_form(mantissa: &str, exponent: usize, alternate: bool, trim: bool) -> String {
+    let (first, rest) = mantissa.split_at_checked(1).unwrap_or((mantissa, ""));
+    let rest = if trim {
+        rest.trim_end_matches('0')
+    } else {
+        rest
+    };
+    let point = if !rest.is_empty() || alternate {
+        "."
+    } else {
+        ""
+    };
+    format!("{first}{point}{rest}e+{exponent:02}")
 }
 
 /// Appends `body` padded with `pad` characters: spaces on the left (on the right when

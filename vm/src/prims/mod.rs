@@ -26,6 +26,7 @@ use crate::symbol::Symbols;
 use crate::value::Value;
 
 mod alist;
+mod casing;
 mod file_name;
 mod format;
 mod json_prims;

@@ -8,6 +8,9 @@
 //! "Args out of range: \"abc\", 0, 5").
 
 use super::PrimCtx;
+use super::casing::{
+    capitalize_str, downcase_char, downcase_str, title_char, upcase_char, upcase_str,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::print::{self, Style};
 use crate::regexp::{Regex, RegexCache, Wrap};
@@ -425,23 +428,6 @@ pub(super) fn string_trim(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value
     Ok(new_string(ctx, trimmed.to_owned()))
 }
 
-/// `c` upper-cased when that is one character (Emacs's character case mapping).
-fn upcase_char(c: char) -> char {
-    let mut upper = c.to_uppercase();
-    match (upper.next(), upper.next()) {
-        (Some(u), None) => u,
-        _ => c,
-    }
-}
-
-fn downcase_char(c: char) -> char {
-    let mut lower = c.to_lowercase();
-    match (lower.next(), lower.next()) {
-        (Some(l), None) => l,
-        _ => c,
-    }
-}
-
 /// Whether `prefix` is a prefix of `text` (compared with `compare-strings`).
 fn starts_with(prefix: &str, text: &str, ignore_case: bool) -> bool {
     if !ignore_case {
@@ -569,38 +555,17 @@ fn change_case(
 
 /// `(upcase OBJ)`
 pub(super) fn upcase(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    change_case(ctx, args, str::to_uppercase, upcase_char)
+    change_case(ctx, args, upcase_str, upcase_char)
 }
 
 /// `(downcase OBJ)`
 pub(super) fn downcase(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    change_case(ctx, args, str::to_lowercase, downcase_char)
-}
-
-/// `text` with each word's first character upper-cased and the rest lower-cased; words are
-/// runs of letters and digits (word syntax in the standard syntax table).
-fn capitalize_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_word = false;
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            if in_word {
-                out.extend(c.to_lowercase());
-            } else {
-                out.extend(c.to_uppercase());
-            }
-            in_word = true;
-        } else {
-            out.push(c);
-            in_word = false;
-        }
-    }
-    out
+    change_case(ctx, args, downcase_str, downcase_char)
 }
 
 /// `(capitalize OBJ)`
 pub(super) fn capitalize(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    change_case(ctx, args, capitalize_text, upcase_char)
+    change_case(ctx, args, capitalize_str, title_char)
 }
 
 /// `(number-to-string NUMBER)`
