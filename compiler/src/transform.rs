@@ -174,6 +174,9 @@ pub fn expand(
     Ok(expansion)
 }
 
+/// A loop's VAR, its LIST or COUNT, its optional RESULT form and its body.
+type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]);
+
 pub(crate) struct Builder<'a> {
     pub(crate) span: Span,
     pub(crate) interner: &'a mut Interner,
@@ -259,7 +262,7 @@ impl Builder<'_> {
         name: &str,
         usage: &str,
         codes: (&'static str, &'static str),
-    ) -> Result<(&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]), Diagnostic> {
+    ) -> Result<LoopParts<'f>, Diagnostic> {
         let spec = items.get(1).and_then(Sexp::as_list);
         let (variable, expression, result) = match spec {
             Some([variable, expression]) => (variable, expression, None),
