@@ -1,4 +1,5 @@
-//! The six syntax transformers (dialect §5) as pure, one-level `Sexp` → `Sexp` rewrites.
+//! The original six syntax transformers (dialect §5) as pure, one-level `Sexp` → `Sexp`
+//! rewrites, and the dispatch to the Emacs conveniences of [`crate::sugar`].
 //!
 //! | Form | Expansion |
 //! |------|-----------|
@@ -44,7 +45,7 @@ use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
 
-/// One of the six transformers.
+/// One of the transformers: the original six, or one of `crate::sugar`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transformer {
     /// `when`.
