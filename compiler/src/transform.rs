@@ -1,4 +1,5 @@
-//! The six syntax transformers (dialect §5) as pure, one-level `Sexp` → `Sexp` rewrites.
+//! The original six syntax transformers (dialect §5) as pure, one-level `Sexp` → `Sexp`
+//! rewrites, and the dispatch to the Emacs conveniences of [`crate::sugar`].
 //!
 //! | Form | Expansion |
 //! |------|-----------|
@@ -44,7 +45,7 @@ use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
 
-/// One of the six transformers.
+/// One of the transformers: the original six, or one of `crate::sugar`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transformer {
     /// `when`.
@@ -174,6 +175,9 @@ pub fn expand(
     Ok(expansion)
 }
 
+/// A loop's VAR, its LIST or COUNT, its optional RESULT form and its body.
+type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]);
+
 pub(crate) struct Builder<'a> {
     pub(crate) span: Span,
     pub(crate) interner: &'a mut Interner,
@@ -259,7 +263,7 @@ impl Builder<'_> {
         name: &str,
         usage: &str,
         codes: (&'static str, &'static str),
-    ) -> Result<(&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]), Diagnostic> {
+    ) -> Result<LoopParts<'f>, Diagnostic> {
         let spec = items.get(1).and_then(Sexp::as_list);
         let (variable, expression, result) = match spec {
             Some([variable, expression]) => (variable, expression, None),

@@ -56,6 +56,10 @@ use crate::print::write_quoted_string;
 use regex_automata::{Input, meta, util::syntax};
 use std::sync::Arc;
 
+/// The byte (or, in match data, character) span of every group of one match: group 0 the
+/// whole match, `None` for a group that did not take part.
+pub type Groups = Vec<Option<(usize, usize)>>;
+
 /// The most quantified atoms one guest regexp may hold (dialect notes §8.2).
 pub const MAX_QUANTIFIED_ATOMS: u32 = 8;
 
@@ -146,7 +150,7 @@ impl Regex {
     /// (group 0 the whole match; `None` for a group that did not take part). Only a
     /// [`Wrap::Capturing`] regexp has groups beyond 0.
     #[must_use]
-    pub fn captures_at(&self, haystack: &str, start: usize) -> Option<Vec<Option<(usize, usize)>>> {
+    pub fn captures_at(&self, haystack: &str, start: usize) -> Option<Groups> {
         if !haystack.is_char_boundary(start) {
             return None;
         }
@@ -178,7 +182,7 @@ pub struct RegexCache {
     /// The run's match data: what the last successful `string-match` found, as character
     /// indices of its string per group. Per run (the cache belongs to one machine), so no
     /// state is shared between runs.
-    pub match_data: Vec<Option<(usize, usize)>>,
+    pub match_data: Groups,
 }
 
 impl RegexCache {

@@ -18,7 +18,7 @@ use super::string::{
     text_units, wrong_type,
 };
 use crate::error::{Error, ErrorKind, Result};
-use crate::regexp::Wrap;
+use crate::regexp::{Groups, Wrap};
 use crate::value::Value;
 
 fn arg(args: &[Value], index: usize) -> &Value {
@@ -232,7 +232,7 @@ fn search(
     pattern: &str,
     text: &str,
     start_byte: usize,
-) -> Result<Option<Vec<Option<(usize, usize)>>>> {
+) -> Result<Option<Groups>> {
     let regex = compile(ctx, pattern, Wrap::Capturing)?;
     regex.check_work(text.len().saturating_sub(start_byte), ctx.limits)?;
     ctx.charge(text_units(text.len().saturating_sub(start_byte)));
@@ -253,7 +253,7 @@ pub(super) fn string_match(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
     let Some(groups) = search(ctx, pattern, text, start_byte)? else {
         return Ok(Value::Nil);
     };
-    let data: Vec<Option<(usize, usize)>> = groups
+    let data: Groups = groups
         .iter()
         .map(|g| g.map(|(b, e)| (char_index(text, b), char_index(text, e))))
         .collect();
