@@ -20,7 +20,7 @@ const SCRIPT: &str = r#"(defun hits (p) (split-string (Grep :pattern p :path "sr
   (dolist (h (hits "^fn "))
     (Tool41 :query h :mode "fast"))
   (list :files (length files) :heads (length heads) :both both
-        :more (Tool2 :query "d" :count 10) :last (Tool48 :query "e" :verbose :json-false)))
+        :more (Tool2 :query "d" :count 10) :last (Tool46 :query "e" :verbose :json-false)))
 "#;
 
 /// The 50-tool registry: Read, Glob, Grep with their CLI schemas, and 47 tools with four
