@@ -5,7 +5,8 @@
 //! would see (`--format text`: the result, then any child notes in a `Notes:` block) or one
 //! JSON object (`--format json`, notes in `notes`). `ptc check [FILE | -e EXPR]` runs
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
-//! the ToolCall description and the tool listing.
+//! the ToolCall description and the tool listing. `ptc serve` speaks JSON-RPC over JSON
+//! lines ([`serve`]).
 //!
 //! Exit status: 0 when the script completed (or was accepted by `check`), 1 for any other
 //! outcome, 2 for usage errors. Results go to stdout; logs and diagnostics to stderr.
@@ -14,6 +15,7 @@
 
 mod builtin;
 mod mcp;
+mod serve;
 mod stub;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -67,6 +69,8 @@ enum Command {
     },
     /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
     Mcp(mcp::McpArgs),
+    /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
+    Serve,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -122,6 +126,7 @@ fn main() -> ExitCode {
         } => check(file.as_deref(), expression, &common),
         Command::Describe { common } => describe(&common),
         Command::Mcp(args) => mcp::run(&args),
+        Command::Serve => Ok(serve::main()),
     };
     match result {
         Ok(code) => code,

@@ -27,7 +27,9 @@ pub struct Limits {
     pub slice_steps: u64,
     /// Wall-clock bound of one slice in seconds; `None` disables the clock check.
     pub slice_seconds: Option<f64>,
-    /// Whole-script wall clock in seconds, checked when a slice begins (kind `time`).
+    /// Whole-envelope wall clock in seconds, tool time included: checked by the machine when
+    /// a slice begins and by the runtime's envelope while nested calls run, which cancels
+    /// them when it fires (kind `time`).
     pub seconds: Option<f64>,
     /// Nested tool calls; a parallel batch counts its size (kind `tool-call`).
     pub tool_calls: u64,
@@ -47,8 +49,8 @@ pub struct Limits {
     pub stack_depth: u64,
     /// Runtime: nested calls of one parallel batch running at once.
     pub parallelism: u64,
-    /// Runtime: per nested call timeout in milliseconds; a timed-out call fails as a guest
-    /// error value. `None` disables it.
+    /// Runtime: per nested call timeout in milliseconds (default 30 000); a timed-out call
+    /// fails as a guest error value. `None` disables it.
     pub tool_timeout_ms: Option<u64>,
 }
 
@@ -72,7 +74,7 @@ impl Default for Limits {
             number_bits: 4_096,
             stack_depth: 2_000,
             parallelism: 4,
-            tool_timeout_ms: None,
+            tool_timeout_ms: Some(30_000),
         }
     }
 }

@@ -346,12 +346,19 @@ impl Envelope {
     }
 
     /// Denies call `id`: the script aborts, its unfinished siblings are cancelled (named in
-    /// an [`Event::Cancel`]) and the envelope settles `denied`. Earlier effects stay.
+    /// an [`Event::Cancel`]) and the envelope settles `denied`. Earlier effects stay. The
+    /// call may await its decision or, for hosts that fold the permission decision into
+    /// the call itself (a protocol peer answering `{"denied": ...}`), be allowed or running.
     ///
     /// # Errors
-    /// As [`Envelope::allow`].
+    /// As [`Envelope::allow`], for a call that has ended or is still queued.
     pub fn deny(&mut self, id: &str, reason: impl Into<String>) -> Result<(), EnvelopeError> {
-        let call = self.expect(id, "a permission decision", |s| *s == CallState::Asking)?;
+        let call = self.expect(id, "a permission decision", |s| {
+            matches!(
+                s,
+                CallState::Asking | CallState::Allowed | CallState::Running { .. }
+            )
+        })?;
         let reason = reason.into();
         let tool = self.tool_of(call);
         let scope = self.take_batch().map_or("script", |batch| batch.scope);

@@ -528,7 +528,16 @@ impl Envelope {
             self.time_out_envelope();
             return None;
         }
-        let machine = self.machine.as_mut()?;
+        let Some(machine) = self.machine.as_mut() else {
+            // Only a refused envelope has no machine, and it starts settled.
+            self.settle_error(
+                crate::OutcomeKind::ScriptError,
+                "script",
+                "the envelope has no program to run",
+                String::new(),
+            );
+            return None;
+        };
         let step = step.unwrap_or_else(|| machine.step());
         match step {
             Step::Pause => {

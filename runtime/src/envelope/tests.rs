@@ -230,7 +230,7 @@ fn unknown_duplicate_and_premature_answers_are_typed_errors() {
         env.complete("e/1", result("again")),
         Err(EnvelopeError::NotAwaiting { ref state, .. }) if state == "success"
     ));
-    assert!(env.deny("e/2", "too late").is_err());
+    assert!(env.deny("e/1", "too late").is_err());
     assert_eq!(
         env.checkpoint_written(true),
         Err(EnvelopeError::NoCheckpoint)

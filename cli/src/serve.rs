@@ -1,0 +1,706 @@
+//! `ptc serve`: the whole envelope for hosts in any language, as JSON-RPC 2.0 over JSON
+//! lines on stdin/stdout (`spec/reference/protocol.md`).
+//!
+//! Each `run` request gets its own task driving a sans-IO [`Envelope`] directly: a
+//! dispatched call becomes a `tool/call` request to the host, the host's answer is fed
+//! back (a `CallToolResult`, a bare JSON value, `{"denied": ...}` or a JSON-RPC error), a
+//! call the envelope abandons becomes a `notifications/cancelled` to the host, and the
+//! settled outcome is the run's result — exactly the object `ptc run --format json` prints.
+//!
+//! Invariants:
+//! - stdout carries protocol frames only, one per line, written by one writer thread;
+//!   logs go to stderr.
+//! - Every frame from the host is untrusted: a line longer than [`MAX_LINE_BYTES`] is
+//!   skipped whole and answered with an invalid-request error; JSON nesting is bounded by
+//!   serde_json's recursion limit (128); a malformed frame gets a parse or invalid-request
+//!   error and the connection stays up; an answer to an unknown id is ignored with a log
+//!   line. Nothing the host sends can panic the server or stall another run.
+//! - EOF on stdin cancels every run; each still answers its `run` request (`interrupted`),
+//!   then the process exits 0.
+
+use ptc_runtime::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure};
+use ptc_runtime::{CancelToken, Content, MediaRef, Registry, ToolContract, ToolResult, listing};
+use ptc_vm::Limits;
+use serde_json::{Value as Json, json};
+use std::collections::HashMap;
+use std::io::{BufRead as _, Write as _};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::mpsc;
+
+/// The protocol version this engine speaks.
+pub const PROTOCOL_VERSION: &str = "2026-12-01";
+/// The longest line accepted from the host, in bytes (newline excluded).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// Runs active at once on one connection.
+pub const MAX_RUNS: usize = 256;
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+
+/// What the stdin thread hands the protocol loop.
+enum Frame {
+    Line(Vec<u8>),
+    Oversized(usize),
+    Eof,
+}
+
+/// An answer from the host to one of our `tool/call` requests.
+enum Answer {
+    Result(Json),
+    Error(String),
+}
+
+/// Where a run receives `(call id, answer)` pairs.
+type AnswerQueue = mpsc::UnboundedSender<(String, Answer)>;
+
+/// State shared by the protocol loop and the run tasks.
+struct Shared {
+    out: std::sync::mpsc::Sender<String>,
+    next_request: AtomicU64,
+    /// Our outstanding `tool/call` requests: the number of the JSON-RPC id `cN` → (the
+    /// run's answer queue, call id).
+    pending: Mutex<HashMap<u64, (AnswerQueue, String)>>,
+    /// Active runs by the JSON text of their request id.
+    runs: Mutex<HashMap<String, CancelToken>>,
+}
+
+impl Shared {
+    fn send(&self, frame: &Json) {
+        // The writer only goes away at exit.
+        let _ = self.out.send(frame.to_string());
+    }
+
+    fn respond(&self, id: &Json, result: Json) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    fn error(&self, id: &Json, code: i64, message: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id,
+                          "error": {"code": code, "message": message}}));
+    }
+}
+
+/// Runs the server until EOF on stdin.
+pub fn main() -> ExitCode {
+    let (out_tx, out_rx) = std::sync::mpsc::channel::<String>();
+    let writer = std::thread::spawn(move || {
+        let mut stdout = std::io::stdout().lock();
+        for line in out_rx {
+            if writeln!(stdout, "{line}")
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let (frames_tx, frames_rx) = mpsc::channel::<Frame>(64);
+    std::thread::spawn(move || read_frames(&frames_tx));
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("ptc serve: cannot start the runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let shared = Arc::new(Shared {
+        out: out_tx,
+        next_request: AtomicU64::new(1),
+        pending: Mutex::default(),
+        runs: Mutex::default(),
+    });
+    runtime.block_on(serve(shared, frames_rx));
+    runtime.shutdown_background();
+    // Every sender is gone, so the writer drains what is queued and ends.
+    let _ = writer.join();
+    ExitCode::SUCCESS
+}
+
+/// Reads stdin as lines of at most [`MAX_LINE_BYTES`] bytes.
+fn read_frames(frames: &mpsc::Sender<Frame>) {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    loop {
+        let mut line = Vec::new();
+        let mut length = 0usize;
+        let mut ended = false;
+        loop {
+            let buffer = match input.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => &[],
+            };
+            if buffer.is_empty() {
+                ended = true;
+                break;
+            }
+            let (chunk, newline) = match buffer.iter().position(|&b| b == b'\n') {
+                Some(at) => (&buffer[..at], true),
+                None => (buffer, false),
+            };
+            length += chunk.len();
+            if length <= MAX_LINE_BYTES {
+                line.extend_from_slice(chunk);
+            }
+            let used = chunk.len() + usize::from(newline);
+            input.consume(used);
+            if newline {
+                break;
+            }
+        }
+        let frame = if length > MAX_LINE_BYTES {
+            Some(Frame::Oversized(length))
+        } else if line.iter().all(u8::is_ascii_whitespace) {
+            None
+        } else {
+            Some(Frame::Line(line))
+        };
+        if let Some(frame) = frame
+            && frames.blocking_send(frame).is_err()
+        {
+            return;
+        }
+        if ended {
+            let _ = frames.blocking_send(Frame::Eof);
+            return;
+        }
+    }
+}
+
+async fn serve(shared: Arc<Shared>, mut frames: mpsc::Receiver<Frame>) {
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            frame = frames.recv() => match frame {
+                None | Some(Frame::Eof) => break,
+                Some(Frame::Oversized(length)) => {
+                    eprintln!("ptc serve: skipped a {length}-byte line");
+                    shared.error(&Json::Null, INVALID_REQUEST, &format!(
+                        "Invalid Request: the line has {length} bytes; the limit is {MAX_LINE_BYTES}"));
+                }
+                Some(Frame::Line(line)) => handle(&shared, &line, &mut tasks),
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+        }
+    }
+    // EOF: cancel every run; each still answers before the process exits.
+    if let Ok(runs) = shared.runs.lock() {
+        for token in runs.values() {
+            token.cancel();
+        }
+    }
+    while tasks.join_next().await.is_some() {}
+}
+
+/// Handles one frame from the host.
+fn handle(shared: &Arc<Shared>, line: &[u8], tasks: &mut tokio::task::JoinSet<()>) {
+    let frame: Json = match serde_json::from_slice(line) {
+        Ok(frame) => frame,
+        Err(error) => {
+            shared.error(&Json::Null, PARSE_ERROR, &format!("Parse error: {error}"));
+            return;
+        }
+    };
+    let Some(object) = frame.as_object() else {
+        shared.error(
+            &Json::Null,
+            INVALID_REQUEST,
+            "Invalid Request: a frame is one JSON object (batches are not supported)",
+        );
+        return;
+    };
+    let id = object.get("id").cloned();
+    let valid_id = id
+        .as_ref()
+        .is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
+    if object.get("jsonrpc") != Some(&json!("2.0")) || !valid_id {
+        shared.error(
+            &if valid_id {
+                id.clone().unwrap_or(Json::Null)
+            } else {
+                Json::Null
+            },
+            INVALID_REQUEST,
+            "Invalid Request: expected {\"jsonrpc\": \"2.0\", ...} with a string or number id",
+        );
+        return;
+    }
+    let params = object.get("params").cloned().unwrap_or_else(|| json!({}));
+    match (object.get("method"), id) {
+        (Some(Json::String(method)), Some(id)) => request(shared, method, &id, &params, tasks),
+        (Some(Json::String(method)), None) => notification(shared, method, &params),
+        (Some(_), id) => shared.error(
+            &id.unwrap_or(Json::Null),
+            INVALID_REQUEST,
+            "Invalid Request: the method must be a string",
+        ),
+        (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => {
+            answer(shared, &id, object);
+        }
+        (None, id) => shared.error(
+            &id.unwrap_or(Json::Null),
+            INVALID_REQUEST,
+            "Invalid Request: a frame needs a method (request, notification) or a result or error (answer)",
+        ),
+    }
+}
+
+fn request(
+    shared: &Arc<Shared>,
+    method: &str,
+    id: &Json,
+    params: &Json,
+    tasks: &mut tokio::task::JoinSet<()>,
+) {
+    let outcome = match method {
+        "initialize" => initialize(params),
+        "describe" => registry(params).map(|registry| {
+            let tools: Vec<_> = registry.tools().map(|t| &t.contract).collect();
+            json!({
+                "name": listing::TOOL_NAME,
+                "description": listing::DESCRIPTION,
+                "input_schema": listing::input_schema(),
+                "listing": listing::tool_listing(&registry),
+                "tools": tools,
+            })
+        }),
+        "check" => check(params),
+        "run" => match start_run(shared, id, params) {
+            Ok(task) => {
+                tasks.spawn(task);
+                return;
+            }
+            Err(error) => Err(error),
+        },
+        other => {
+            shared.error(
+                id,
+                METHOD_NOT_FOUND,
+                &format!(
+                    "Method not found: {other}; this engine serves initialize, describe, check, run"
+                ),
+            );
+            return;
+        }
+    };
+    match outcome {
+        Ok(result) => shared.respond(id, result),
+        Err((code, message)) => shared.error(id, code, &message),
+    }
+}
+
+fn notification(shared: &Shared, method: &str, params: &Json) {
+    match method {
+        "notifications/cancelled" => {
+            let Some(key) = params.get("requestId").map(Json::to_string) else {
+                eprintln!("ptc serve: notifications/cancelled without a requestId");
+                return;
+            };
+            let token = shared
+                .runs
+                .lock()
+                .ok()
+                .and_then(|runs| runs.get(&key).cloned());
+            match token {
+                Some(token) => token.cancel(),
+                None => eprintln!("ptc serve: cancellation of unknown run {key} ignored"),
+            }
+        }
+        "notifications/initialized" => {}
+        other => eprintln!("ptc serve: unknown notification {other} ignored"),
+    }
+}
+
+/// Routes the host's answer to one of our `tool/call` requests.
+fn answer(shared: &Shared, id: &Json, frame: &serde_json::Map<String, Json>) {
+    let entry = request_number(id).and_then(|n| {
+        shared
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut pending| pending.remove(&n))
+    });
+    let Some((run, call)) = entry else {
+        eprintln!("ptc serve: ignored an answer to unknown request id {id}");
+        return;
+    };
+    let answer = match frame.get("error") {
+        Some(error) => Answer::Error(
+            error
+                .get("message")
+                .and_then(Json::as_str)
+                .unwrap_or("the host failed")
+                .to_owned(),
+        ),
+        None => Answer::Result(frame.get("result").cloned().unwrap_or(Json::Null)),
+    };
+    // The run may have settled meanwhile; then nobody wants the answer.
+    let _ = run.send((call, answer));
+}
+
+/// Our `tool/call` request ids are `"c1"`, `"c2"`, ...: the number of one, if it is one.
+fn request_number(id: &Json) -> Option<u64> {
+    id.as_str()?.strip_prefix('c')?.parse().ok()
+}
+
+fn request_id(number: u64) -> String {
+    format!("c{number}")
+}
+
+type Refusal = (i64, String);
+
+fn initialize(params: &Json) -> Result<Json, Refusal> {
+    match params.get("protocolVersion") {
+        None | Some(Json::Null) => {}
+        Some(Json::String(version)) if version == PROTOCOL_VERSION => {}
+        Some(other) => {
+            return Err((
+                INVALID_PARAMS,
+                format!(
+                    "unsupported protocol version {other}; this engine speaks \"{PROTOCOL_VERSION}\""
+                ),
+            ));
+        }
+    }
+    Ok(json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "engine": {"name": "ptc", "version": env!("CARGO_PKG_VERSION")},
+        "limits": Limits::default(),
+    }))
+}
+
+/// The roster of `params.tools` (MCP Tool objects plus an optional `standalone` flag).
+fn registry(params: &Json) -> Result<Registry, Refusal> {
+    let bad = |message: String| (INVALID_PARAMS, message);
+    let tools = match params.get("tools") {
+        None | Some(Json::Null) => &Vec::new(),
+        Some(Json::Array(tools)) => tools,
+        Some(_) => return Err(bad("`tools` must be an array of MCP Tool objects".into())),
+    };
+    let mut registry = Registry::new();
+    for (index, tool) in tools.iter().enumerate() {
+        let Some(name) = tool.get("name").and_then(Json::as_str) else {
+            return Err(bad(format!("tools[{index}] has no string `name`")));
+        };
+        let description = tool
+            .get("description")
+            .and_then(Json::as_str)
+            .unwrap_or_default();
+        let schema = tool
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "object"}));
+        let standalone = tool
+            .get("standalone")
+            .and_then(Json::as_bool)
+            .unwrap_or(false);
+        let contract = ToolContract::new(name, description, schema).standalone(standalone);
+        registry
+            .declare(contract)
+            .map_err(|error| bad(format!("tools[{index}]: {error}")))?;
+    }
+    Ok(registry)
+}
+
+/// `params.limits` over the defaults: `{"KEY": value}` with the CLI's keys and values.
+fn limits(params: &Json) -> Result<Limits, Refusal> {
+    let mut limits = Limits::default();
+    match params.get("limits") {
+        None | Some(Json::Null) => {}
+        Some(Json::Object(pairs)) => {
+            for (key, value) in pairs {
+                let text = match value {
+                    Json::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                limits
+                    .set(key, &text)
+                    .map_err(|error| (INVALID_PARAMS, format!("limits: {error}")))?;
+            }
+        }
+        Some(_) => {
+            return Err((
+                INVALID_PARAMS,
+                "`limits` must be an object of budget keys".into(),
+            ));
+        }
+    }
+    Ok(limits)
+}
+
+fn expression(params: &Json) -> Result<&str, Refusal> {
+    params
+        .get("expression")
+        .and_then(Json::as_str)
+        .ok_or_else(|| (INVALID_PARAMS, "`expression` must be a string".to_owned()))
+}
+
+fn check(params: &Json) -> Result<Json, Refusal> {
+    let source = expression(params)?;
+    let registry = registry(params)?;
+    let limits = limits(params)?;
+    let diagnostics = ptc_compiler::check(source, &registry.roster(), &limits);
+    let items: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            json!({"kind": d.kind, "code": d.code, "message": d.message,
+                   "span": {"start": d.span.start, "end": d.span.end},
+                   "suggestions": d.notes})
+        })
+        .collect();
+    Ok(json!({"ok": diagnostics.is_empty(), "diagnostics": items}))
+}
+
+/// Validates a `run` request and returns its task.
+fn start_run(
+    shared: &Arc<Shared>,
+    id: &Json,
+    params: &Json,
+) -> Result<impl Future<Output = ()> + Send + 'static, Refusal> {
+    let source = expression(params)?.to_owned();
+    let registry = Arc::new(registry(params)?);
+    let limits = limits(params)?;
+    let key = id.to_string();
+    let cancel = CancelToken::new();
+    {
+        let Ok(mut runs) = shared.runs.lock() else {
+            return Err((INVALID_REQUEST, "the server is shutting down".into()));
+        };
+        if runs.contains_key(&key) {
+            return Err((
+                INVALID_REQUEST,
+                format!("Invalid Request: run {key} is already active"),
+            ));
+        }
+        if runs.len() >= MAX_RUNS {
+            return Err((
+                INVALID_REQUEST,
+                format!("Invalid Request: {MAX_RUNS} runs are already active"),
+            ));
+        }
+        runs.insert(key.clone(), cancel.clone());
+    }
+    let envelope_id = params
+        .get("id")
+        .and_then(Json::as_str)
+        .map_or_else(ptc_runtime::fresh_id, str::to_owned);
+    let config = EnvelopeConfig {
+        registry,
+        limits,
+        id: envelope_id,
+        options: EnvelopeOptions {
+            ask_permission: false,
+            ..EnvelopeOptions::default()
+        },
+    };
+    let envelope = Envelope::compile(config, &source, Instant::now());
+    let shared = shared.clone();
+    let id = id.clone();
+    Ok(async move {
+        let outcome = drive(&shared, &id, envelope, &cancel).await;
+        if let Ok(mut runs) = shared.runs.lock() {
+            runs.remove(&key);
+        }
+        shared.respond(&id, outcome.to_json());
+    })
+}
+
+/// Drives one run's envelope, exchanging `tool/call` frames with the host.
+async fn drive(
+    shared: &Shared,
+    run: &Json,
+    mut envelope: Envelope,
+    cancel: &CancelToken,
+) -> ptc_runtime::Outcome {
+    let (answers_tx, mut answers) = mpsc::unbounded_channel::<(String, Answer)>();
+    // Our JSON-RPC id for each call the host holds.
+    let mut held: HashMap<String, u64> = HashMap::new();
+    loop {
+        if cancel.is_cancelled() {
+            envelope.cancel();
+        }
+        match envelope.poll(Instant::now()) {
+            Event::Settled(outcome) => {
+                forget(shared, held.values());
+                return *outcome;
+            }
+            Event::Pause => tokio::task::yield_now().await,
+            Event::Checkpoint(_) => {
+                let _ = envelope.checkpoint_written(true);
+            }
+            Event::Permission(calls) => {
+                for call in calls {
+                    let _ = envelope.allow(&call.id);
+                }
+            }
+            Event::Dispatch(calls) => {
+                for call in calls {
+                    let request = shared.next_request.fetch_add(1, Ordering::Relaxed);
+                    if let Ok(mut pending) = shared.pending.lock() {
+                        pending.insert(request, (answers_tx.clone(), call.id.clone()));
+                    }
+                    held.insert(call.id.clone(), request);
+                    shared.send(&json!({
+                        "jsonrpc": "2.0", "id": request_id(request), "method": "tool/call",
+                        "params": {"run": run, "id": call.id, "name": call.tool,
+                                   "arguments": call.arguments},
+                    }));
+                }
+            }
+            Event::Cancel(ids) => {
+                for call in ids {
+                    if let Some(request) = held.remove(&call) {
+                        forget(shared, [&request]);
+                        shared.send(&json!({
+                            "jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": request_id(request),
+                                       "reason": "the run no longer needs this call"},
+                        }));
+                    }
+                }
+            }
+            Event::Waiting { deadline } => {
+                let sleep = async move {
+                    match deadline {
+                        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => envelope.cancel(),
+                    Some((call, answer)) = answers.recv() => {
+                        held.remove(&call);
+                        if let Err(error) = feed(&mut envelope, &call, answer) {
+                            eprintln!("ptc serve: answer for {call} ignored: {error}");
+                        }
+                    }
+                    () = sleep => {}
+                }
+            }
+        }
+    }
+}
+
+fn forget<'a>(shared: &Shared, requests: impl IntoIterator<Item = &'a u64>) {
+    if let Ok(mut pending) = shared.pending.lock() {
+        for request in requests {
+            pending.remove(request);
+        }
+    }
+}
+
+/// Feeds the host's answer for `call`.
+fn feed(
+    envelope: &mut Envelope,
+    call: &str,
+    answer: Answer,
+) -> Result<(), ptc_runtime::EnvelopeError> {
+    match answer {
+        Answer::Error(message) => envelope.fail(call, Failure::Host(message)),
+        Answer::Result(Json::Object(object))
+            if object.len() == 1 && object.get("denied").is_some_and(Json::is_string) =>
+        {
+            let reason = object
+                .get("denied")
+                .and_then(Json::as_str)
+                .unwrap_or_default();
+            envelope.deny(call, reason)
+        }
+        Answer::Result(value) => envelope.complete(call, tool_result(value)),
+    }
+}
+
+/// A `CallToolResult` (an object with `content`, `structuredContent` or `isError`), or a
+/// bare JSON value as shorthand for `structuredContent`.
+fn tool_result(value: Json) -> ToolResult {
+    let is_call_result = value.as_object().is_some_and(|o| {
+        o.get("content").is_some_and(Json::is_array)
+            || o.contains_key("structuredContent")
+            || o.get("isError").is_some_and(Json::is_boolean)
+    });
+    if !is_call_result {
+        return ToolResult::json(value);
+    }
+    let mut result = ToolResult {
+        structured: value.get("structuredContent").cloned(),
+        is_error: value
+            .get("isError")
+            .and_then(Json::as_bool)
+            .unwrap_or(false),
+        ..ToolResult::default()
+    };
+    for block in value
+        .get("content")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(content) = content_block(block) {
+            result.content.push(content);
+        }
+    }
+    if result.content.is_empty()
+        && let Some(structured) = &result.structured
+    {
+        result.content.push(Content::Text {
+            text: structured.to_string(),
+        });
+    }
+    for note in value
+        .get("notes")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(note) = note.as_str() {
+            result.notes.push(note.to_owned());
+        }
+    }
+    result
+}
+
+/// One MCP content block: text, or a media reference (image, audio, resource link,
+/// embedded resource) without its payload.
+fn content_block(block: &Json) -> Option<Content> {
+    let text = |key: &str| block.get(key).and_then(Json::as_str).map(str::to_owned);
+    match block.get("type").and_then(Json::as_str)? {
+        "text" => Some(Content::Text {
+            text: text("text")?,
+        }),
+        "image" | "audio" => Some(Content::Media(MediaRef {
+            mime: text("mimeType").unwrap_or_else(|| "application/octet-stream".into()),
+            uri: None,
+            name: text("name"),
+            data: None,
+        })),
+        "resource_link" => Some(Content::Media(MediaRef {
+            mime: text("mimeType").unwrap_or_else(|| "application/octet-stream".into()),
+            uri: text("uri"),
+            name: text("name"),
+            data: None,
+        })),
+        "resource" => {
+            let resource = block.get("resource")?;
+            let field = |key: &str| resource.get(key).and_then(Json::as_str).map(str::to_owned);
+            match field("text") {
+                Some(text) => Some(Content::Text { text }),
+                None => Some(Content::Media(MediaRef {
+                    mime: field("mimeType").unwrap_or_else(|| "application/octet-stream".into()),
+                    uri: field("uri"),
+                    name: None,
+                    data: None,
+                })),
+            }
+        }
+        _ => None,
+    }
+}
