@@ -87,7 +87,7 @@ async def main(args: argparse.Namespace) -> None:
                   f"{loop_total / n:.0f} us per nested call")
             print(f"overhead of a ToolCall round trip: {statistics.median(p) - statistics.median(d):.0f} us "
                   f"(median); a nested call costs {loop_total / n - statistics.median(d):.0f} us "
-                  f"more or less than a direct client call")
+                  f"more than a direct client call (negative: less)")
 
         # Context: the composed request against the one-call-per-turn transcript.
         script = f'''
