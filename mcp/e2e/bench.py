@@ -87,7 +87,7 @@ async def main(args: argparse.Namespace) -> None:
                   f"{loop_total / n:.0f} us per nested call")
             print(f"overhead of a ToolCall round trip: {statistics.median(p) - statistics.median(d):.0f} us "
                   f"(median); a nested call costs {loop_total / n - statistics.median(d):.0f} us "
-                  f"more or less than a direct client call")
+                  f"more than a direct client call (negative: less)")
 
         # Context: the composed request against the one-call-per-turn transcript.
         script = f'''
@@ -96,9 +96,9 @@ async def main(args: argparse.Namespace) -> None:
     (when (and (string-prefix-p "[FILE] " line) (string-suffix-p ".md" line))
       (setq names (cons (substring line 7) names))))
   (setq names (reverse names))
-  (let ((texts (parallel-map (lambda (f) (plist-get (fs.read_text_file :path (concat "{root}/" f)) :content)) names)))
+  (let ((texts (parallel-map (lambda (f) (fs.read_text_file :path (concat "{root}/" f))) names)))
     (dolist (f names)
-      (let ((lines (split-string (nth i texts) "\\n")))
+      (let ((lines (split-string (plist-get (nth i texts) :content) "\\n")))
         (setq out (cons (list f (car lines) (length lines)) out)))
       (setq i (+ i 1))))
   (reverse out))'''

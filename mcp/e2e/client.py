@@ -244,12 +244,94 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
     return passed, failed
 
 
+def children_of(pid: int) -> set[int]:
+    """Every live descendant of `pid`, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+def lifecycle_checks(args: argparse.Namespace) -> tuple[int, int]:
+    """Upstream children never outlive ptc: stdin EOF, SIGTERM, SIGKILL."""
+    import signal
+    import subprocess
+
+    work = Path(tempfile.mkdtemp(prefix="ptc-mcp-life-")).resolve()
+    (work / "root").mkdir()
+    config = work / "mcp.json"
+    write_config(config, Path(args.bin).resolve(), work / "root")
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "lifecycle", "version": "1"}}}) + "\n"
+    passed = failed = 0
+    for how in ["stdin EOF", "SIGTERM", "SIGKILL"]:
+        name = f"upstream children end with ptc ({how})"
+        proc = subprocess.Popen([args.ptc, "mcp", "--config", str(config)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            proc.stdin.write(init.encode())
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            assert b'"serverInfo"' in line, line
+            kids = children_of(proc.pid)
+            assert len(kids) >= 2, f"expected both upstream servers as children, found {kids}"
+            if how == "stdin EOF":
+                proc.stdin.close()
+            elif how == "SIGTERM":
+                proc.send_signal(signal.SIGTERM)
+            else:
+                proc.kill()
+            proc.wait(timeout=10)
+            deadline = time.monotonic() + 10
+            while alive(kids):
+                assert time.monotonic() < deadline, f"children outlived ptc: {alive(kids)}"
+                time.sleep(0.05)
+        except Exception:  # noqa: BLE001
+            failed += 1
+            print(f"FAILED {name}")
+            traceback.print_exc(file=sys.stdout)
+            proc.kill()
+            continue
+        passed += 1
+        print(f"PASSED {name} (exit status {proc.returncode})")
+    return passed, failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--ptc", required=True, help="the ptc binary")
     parser.add_argument("--bin", required=True, help="node_modules/.bin with the reference servers")
     args = parser.parse_args()
     passed, failed = anyio.run(run_checks, args)
+    more_passed, more_failed = lifecycle_checks(args)
+    passed += more_passed
+    failed += more_failed
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

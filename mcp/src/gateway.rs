@@ -50,6 +50,8 @@ pub struct Roster {
     pub entries: Vec<Entry>,
     /// Why tools were left out, one line each (also logged as warnings).
     pub skipped: Vec<String>,
+    /// The tool listing of `registry`, rendered once.
+    pub listing: String,
 }
 
 impl Roster {
@@ -294,10 +296,12 @@ impl Gateway {
                 tracing::warn!("ptc.standalone names {name}, which is not in the roster");
             }
         }
+        let listing = ptc_runtime::listing::tool_listing(&registry);
         let roster = Arc::new(Roster {
             registry: Arc::new(registry),
             entries,
             skipped,
+            listing,
         });
         if let Ok(mut slot) = self.roster.write() {
             *slot = roster;

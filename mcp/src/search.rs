@@ -95,7 +95,7 @@ pub fn search(roster: &Roster, query: &str, limit: Option<u64>) -> (String, Json
         .map(str::to_lowercase)
         .collect();
     if terms.is_empty() {
-        let text = listing::tool_listing(&roster.registry);
+        let text = roster.listing.clone();
         return (text.clone(), json!({"listing": text, "tools": []}));
     }
     let limit = limit

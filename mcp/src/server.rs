@@ -58,7 +58,7 @@ impl PtcServer {
              per call (composition, parallel batches and result processing without a model \
              turn between calls). ToolSearch returns a tool's full contract; an empty \
              ToolSearch query returns the current listing after a tools/list_changed.\n\n{}",
-            listing::tool_listing(&roster.registry)
+            roster.listing
         )
     }
 

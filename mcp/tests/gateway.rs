@@ -580,3 +580,25 @@ async fn streamable_http_on_loopback_serves_the_same_tools() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn upstreams_that_fail_to_start_or_initialize_are_left_out() {
+    let config = Config::parse(
+        "test.json",
+        r#"{"mcpServers": {"missing": {"command": "/nonexistent/ptc-test-server"},
+                           "exits": {"command": "true"},
+                           "silent": {"command": "sleep", "args": ["30"]}},
+            "ptc": {"startupTimeoutMs": 500}}"#,
+    )
+    .unwrap();
+    let started = Instant::now();
+    let gateway = Gateway::start(&config).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(gateway.roster().entries.is_empty());
+    assert_eq!(gateway.roster().listing, "No tools are available.");
+    gateway.shutdown().await;
+}
