@@ -27,7 +27,7 @@ pub mod tables;
 pub mod token;
 pub mod transform;
 
-pub use compile::{Compiled, check, compile};
+pub use compile::{Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, decode_script};
 pub use diagnostic::Diagnostic;
 pub use reader::{read, read_script};
 pub use roster::{Roster, RosterTool};
