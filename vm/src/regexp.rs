@@ -20,7 +20,13 @@
 //!    syntax fails with kind `atomic-work`, "Invalid guest regexp %S: MESSAGE", MESSAGE being
 //!    Emacs's text for the same fault ("Unmatched [ or [^", "Trailing backslash", ...).
 //! 4. **Compilation** with `regex-automata`'s meta engine under a compiled-size limit, so a
-//!    search is O(compiled size × input) whatever the pattern.
+//!    search is O(compiled size × input) whatever the pattern. The translation is parsed
+//!    case-sensitively and folded here ([`fold`]): only a class's `\p{Cased}` part is
+//!    case-folded (the engine's own folding walks every code point of a range, 25 ms per
+//!    `[[:nonascii:]]` in release, 4 s for a 2 KiB pattern of them), and a negated bracket
+//!    class is folded before it is negated, as Emacs does. A compilation at run time is
+//!    charged fuel by the compiled size ([`Regex::compile_units`]); the per-run
+//!    [`RegexCache`] is bounded by [`CACHE_MEMORY`] as well as by entries.
 //! 5. **Work check** before every search ([`Regex::check_work`]): the pattern's *weight*
 //!    times max(1, input bytes) must stay within `limits.regexp_work` (kind `atomic-work`,
 //!    "Guest regexp exceeds its atomic work budget"). The weight is the pattern's byte
@@ -108,10 +114,12 @@ pub struct Regex {
 
 impl Regex {
     /// Fuel for having compiled this regexp: one unit per [`COMPILE_BYTES_PER_UNIT`]
-    /// bytes of compiled automaton, the work the compiler did to build it.
+    /// bytes of compiled automaton (all engines), the work the compiler did to build it,
+    /// at most `NFA_SIZE_LIMIT / COMPILE_BYTES_PER_UNIT` (65 536) units.
     #[must_use]
     pub fn compile_units(&self) -> u64 {
-        u64::try_from(self.regex.memory_usage() / COMPILE_BYTES_PER_UNIT).unwrap_or(u64::MAX)
+        let bytes = self.regex.memory_usage().min(NFA_SIZE_LIMIT);
+        u64::try_from(bytes / COMPILE_BYTES_PER_UNIT).unwrap_or(u64::MAX)
     }
 
     /// The memory this regexp may hold: compiled size plus its largest search caches.
