@@ -146,11 +146,11 @@ fn item5_suggestions_are_bounded_in_work_and_size() {
     // 1 000 unknown operators with 256-character names against 60 same-length defuns.
     let mut source = String::new();
     for i in 0..60 {
-        source.push_str(&format!("(defun {} () {i})\n", format!("f{i:0>255}")));
+        source.push_str(&format!("(defun f{i:0>255} () {i})\n"));
     }
     source.push_str("(list");
     for i in 0..1000 {
-        source.push_str(&format!(" ({})", format!("g{i:0>255}")));
+        source.push_str(&format!(" (g{i:0>255})"));
     }
     source.push(')');
     let limits = Limits {
