@@ -84,7 +84,9 @@ fn set_outside(base: &Path, outside: &Path, state_b: bool) {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(dir) = tempfile::tempdir() else { return };
-    let Ok(base) = dir.path().canonicalize() else { return };
+    let Ok(base) = dir.path().canonicalize() else {
+        return;
+    };
     let root = base.join("root");
     let outside = base.join("outside");
     if std::fs::create_dir_all(&root).is_err() {
@@ -105,7 +107,10 @@ fuzz_target!(|data: &[u8]| {
             1 => drop(std::fs::write(&path, format!("in {}\n", rel(a, b)))),
             2 | 3 => {
                 #[cfg(unix)]
-                drop(std::os::unix::fs::symlink(target(b, &root, &outside), &path));
+                drop(std::os::unix::fs::symlink(
+                    target(b, &root, &outside),
+                    &path,
+                ));
             }
             _ => {
                 let dir = path.parent().unwrap_or(&root).to_path_buf();
@@ -114,7 +119,9 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let Ok(workspace) = Workspace::new(&root) else { return };
+    let Ok(workspace) = Workspace::new(&root) else {
+        return;
+    };
     let stop = Stop::never();
     let mut answers: [Vec<Result<String, String>>; 2] = [Vec::new(), Vec::new()];
     for (state, slot) in answers.iter_mut().enumerate() {
@@ -124,12 +131,22 @@ fuzz_target!(|data: &[u8]| {
             let path = request(a, b, &root, &outside);
             let answer = match a % 3 {
                 0 => read(&workspace, &json!({ "file_path": path }), &stop),
-                1 => glob(&workspace, &json!({ "pattern": "**/*", "path": path }), &stop),
-                _ => grep(&workspace, &json!({ "pattern": "in|OUTSIDE", "path": path }), &stop),
+                1 => glob(
+                    &workspace,
+                    &json!({ "pattern": "**/*", "path": path }),
+                    &stop,
+                ),
+                _ => grep(
+                    &workspace,
+                    &json!({ "pattern": "in|OUTSIDE", "path": path }),
+                    &stop,
+                ),
             };
-            if let Ok(text) | Err(text) = &answer {
-                assert!(!text.contains(MARKER), "outside content leaked for {path}: {text}");
-            }
+            let (Ok(text) | Err(text)) = &answer;
+            assert!(
+                !text.contains(MARKER),
+                "outside content leaked for {path}: {text}"
+            );
             slot.push(answer);
         }
         // Whole-root walks too.
