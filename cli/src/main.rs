@@ -13,16 +13,18 @@
 
 #![forbid(unsafe_code)]
 
-mod builtin;
 mod mcp;
 mod serve;
 mod stub;
+
+use ptc_cli::builtin;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ptc_runtime::{FileStore, Progress, Registry, RunOptions, Runner, listing};
 use ptc_vm::Limits;
 use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -47,7 +49,7 @@ enum Command {
         file: Option<String>,
         /// The script text.
         #[arg(short = 'e', long = "expression", value_name = "EXPR")]
-        expression: Option<String>,
+        expression: Option<std::ffi::OsString>,
         #[command(flatten)]
         common: Common,
     },
@@ -58,7 +60,7 @@ enum Command {
         file: Option<String>,
         /// The script text.
         #[arg(short = 'e', long = "expression", value_name = "EXPR")]
-        expression: Option<String>,
+        expression: Option<std::ffi::OsString>,
         #[command(flatten)]
         common: Common,
     },
@@ -192,29 +194,75 @@ fn registry(common: &Common) -> Result<(Registry, Vec<stub::Stub>), Usage> {
     Ok((marked, stubs))
 }
 
-fn read_source(file: &str) -> Result<String, Usage> {
+/// The script's bytes from FILE or standard input (`-`).
+fn read_source(file: &str) -> Result<Vec<u8>, Usage> {
     if file == "-" {
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| Usage(format!("cannot read standard input: {e}")))?;
-        return Ok(text);
+        return Ok(bytes);
     }
-    std::fs::read_to_string(file).map_err(|e| Usage(format!("cannot read {file}: {e}")))
+    std::fs::read(file).map_err(|e| Usage(format!("cannot read {file}: {e}")))
 }
 
-/// The script text and its name for diagnostics, from FILE or -e EXPR.
-fn script(file: Option<&str>, expression: Option<String>) -> Result<(String, String), Usage> {
-    match (file, expression) {
-        (_, Some(expression)) => Ok((expression, "-e".to_owned())),
-        (Some(file), None) => Ok((read_source(file)?, file.to_owned())),
-        (None, None) => Err(Usage("give a FILE or -e EXPR".into())),
+/// The bytes of `-e EXPR` as given (not necessarily UTF-8).
+fn expression_bytes(expression: std::ffi::OsString) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt as _;
+        expression.into_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        expression.to_string_lossy().into_owned().into_bytes()
     }
 }
 
-fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Result<ExitCode, Usage> {
-    let (source, _name) = script(file, expression)?;
+/// The outcome of a script that is not UTF-8: bad input (kind `input`), nothing ran.
+fn not_utf8_outcome(diagnostic: &ptc_compiler::Diagnostic) -> ptc_runtime::Outcome {
+    ptc_runtime::Outcome {
+        id: "ptc-1".to_owned(),
+        kind: ptc_runtime::OutcomeKind::ScriptError,
+        text: format!("Error: {}", diagnostic.message),
+        value: None,
+        error: Some(ptc_runtime::OutcomeError {
+            kind: diagnostic.kind.as_str().to_owned(),
+            message: diagnostic.message.clone(),
+        }),
+        direct: None,
+        direct_result: None,
+        calls: Vec::new(),
+        notes: Vec::new(),
+        stats: ptc_runtime::RunStats::default(),
+    }
+}
+
+fn print_outcome(outcome: &ptc_runtime::Outcome, format: Format) {
+    match format {
+        Format::Text => println!("{}", outcome.text_with_notes()),
+        Format::Json => println!("{}", outcome.to_json()),
+    }
+}
+
+fn run(
+    file: Option<&str>,
+    expression: Option<std::ffi::OsString>,
+    common: &Common,
+) -> Result<ExitCode, Usage> {
+    let bytes = match (file, expression) {
+        (_, Some(expression)) => expression_bytes(expression),
+        (Some(file), None) => read_source(file)?,
+        (None, None) => return Err(Usage("give a FILE or -e EXPR".into())),
+    };
     let limits = limits(common)?;
+    let source = match ptc_compiler::decode_script(&bytes) {
+        Ok(source) => source,
+        Err(diagnostic) => {
+            print_outcome(&not_utf8_outcome(&diagnostic), common.format);
+            return Ok(ExitCode::from(1));
+        }
+    };
     let (registry, stubs) = registry(common)?;
     let mut runner = Runner::new(Arc::new(registry))
         .with_limits(limits)
@@ -275,7 +323,7 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
         });
         // Let the listener register before anything runs.
         tokio::task::yield_now().await;
-        let outcome = runner.run(&source, options).await;
+        let outcome = runner.run(source, options).await;
         interrupt.abort();
         if let Some(progress) = progress {
             progress.abort();
@@ -287,10 +335,7 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
     });
     // A handler thread stuck in a blocking call was abandoned by the run; do not wait for it.
     runtime.shutdown_background();
-    match common.format {
-        Format::Text => println!("{}", outcome.text_with_notes()),
-        Format::Json => println!("{}", outcome.to_json()),
-    }
+    print_outcome(&outcome, common.format);
     Ok(if outcome.is_completed() {
         ExitCode::SUCCESS
     } else {
@@ -315,20 +360,40 @@ fn status_line(progress: &Progress) -> String {
 
 fn check(
     file: Option<&str>,
-    expression: Option<String>,
+    expression: Option<std::ffi::OsString>,
     common: &Common,
 ) -> Result<ExitCode, Usage> {
-    let (source, file) = script(file, expression)?;
-    let file = file.as_str();
+    let (bytes, file) = match (file, expression) {
+        (_, Some(expression)) => (expression_bytes(expression), "-e"),
+        (Some(file), None) => (read_source(file)?, file),
+        (None, None) => return Err(Usage("give a FILE or -e EXPR".into())),
+    };
     let limits = limits(common)?;
     let (registry, _stubs) = registry(common)?;
-    let diagnostics = ptc_compiler::check(&source, &registry.roster(), &limits);
+    let (source, diagnostics) = match ptc_compiler::decode_script(&bytes) {
+        Ok(source) => (
+            source,
+            ptc_compiler::check(source, &registry.roster(), &limits),
+        ),
+        // Rendered against the valid prefix, the span narrowed to its end.
+        Err(mut diagnostic) => {
+            let at = diagnostic.span.start;
+            diagnostic.span = ptc_vm::Span::new(at, at);
+            let prefix = bytes
+                .get(..diagnostic.span.range().start)
+                .unwrap_or_default();
+            (
+                std::str::from_utf8(prefix).unwrap_or_default(),
+                vec![diagnostic],
+            )
+        }
+    };
     match common.format {
         Format::Text => {
             if !diagnostics.is_empty() {
                 eprint!(
                     "{}",
-                    ptc_compiler::render::render(&source, file, &diagnostics)
+                    ptc_compiler::render::render(source, file, &diagnostics)
                 );
             }
         }

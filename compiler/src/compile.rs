@@ -5,18 +5,144 @@
 //! (definition bodies first, in source order, then the script body) → lowering → the
 //! verified program. Nothing runs before all of it succeeded, except macro bodies, which
 //! run in the closed machine under the script's own budgets.
+//!
+//! The whole pipeline runs under the `seconds` budget ([`Deadline`]), counted from the
+//! start of [`compile`]: the clock is checked between stages, before every literal regexp
+//! preflight compiles, before every macro call is expanded, and every macro run's own
+//! clock is the time left. Past it, compilation stops with E0031 (kind `time`); the
+//! overshoot is at most one regexp compilation (bounded by the engine's size limits) or
+//! one stage between checks.
+//!
+//! [`decode_script`] is the gate for script bytes: text that is not UTF-8 is bad input
+//! (E0030, kind `input`), never a usage error.
 
+use crate::ast::Sexp;
 use crate::definitions::{self, DefinitionKind};
 use crate::diagnostic::Diagnostic;
 use crate::direct;
-use crate::expand::Expansion;
+use crate::expand::{Expansion, MacroExpander};
 use crate::lower::{self, FunctionDef, LowerInput};
 use crate::macros::{VmMacros, parse_params};
 use crate::preflight;
 use crate::reader;
 use crate::roster::Roster;
-use ptc_vm::{Interner, Limits, Program, Span};
+use ptc_vm::{ErrorKind, Interner, Limits, Program, Span, Symbol};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The E0030 message (kind `input`).
+pub const NOT_UTF8_MESSAGE: &str = "Script is not valid UTF-8";
+
+/// `bytes` as script text, or E0030 (kind `input`) spanning the first invalid byte.
+///
+/// # Errors
+/// When `bytes` is not UTF-8.
+pub fn decode_script(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|error| {
+        let at = error.valid_up_to();
+        let end = at + error.error_len().unwrap_or(1);
+        Diagnostic::new(
+            "E0030",
+            ErrorKind::Input,
+            format!("{NOT_UTF8_MESSAGE} (invalid byte at offset {at})"),
+            Span::new(
+                u32::try_from(at).unwrap_or(u32::MAX),
+                u32::try_from(end).unwrap_or(u32::MAX),
+            ),
+        )
+    })
+}
+
+/// The `seconds` budget of one compilation.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Option<Instant>,
+    seconds: f64,
+}
+
+impl Deadline {
+    /// `limits.seconds` from now (`None`: no deadline).
+    #[must_use]
+    pub fn new(limits: &Limits) -> Self {
+        let seconds = limits.seconds.unwrap_or_default();
+        let at = limits
+            .seconds
+            .and_then(|s| Instant::now().checked_add(Duration::try_from_secs_f64(s).ok()?));
+        Deadline { at, seconds }
+    }
+
+    /// Whether the budget is spent.
+    #[must_use]
+    pub fn expired(&self) -> bool {
+        self.at.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// The time left in seconds (`None`: unlimited).
+    #[must_use]
+    pub fn remaining(&self) -> Option<f64> {
+        self.at
+            .map(|at| at.saturating_duration_since(Instant::now()).as_secs_f64())
+    }
+
+    /// E0031 at `span`.
+    #[must_use]
+    pub fn diagnostic(&self, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            "E0031",
+            ErrorKind::Time,
+            format!(
+                "Script exceeded its time budget of {} seconds while compiling",
+                self.seconds
+            ),
+            span,
+        )
+    }
+
+    /// `Err(E0031)` once the budget is spent.
+    ///
+    /// # Errors
+    /// When expired.
+    pub fn check(&self, span: Span) -> Result<(), Vec<Diagnostic>> {
+        if self.expired() {
+            return Err(vec![self.diagnostic(span)]);
+        }
+        Ok(())
+    }
+}
+
+/// A macro expander that checks the deadline before every expansion and reports a macro
+/// run that ran out of time as E0031.
+struct Timed<'m, M> {
+    inner: &'m mut M,
+    deadline: Deadline,
+}
+
+impl<M: MacroExpander> MacroExpander for Timed<'_, M> {
+    fn is_macro(&self, name: Symbol) -> bool {
+        self.inner.is_macro(name)
+    }
+
+    fn expand(
+        &mut self,
+        name: Symbol,
+        args: &[Sexp],
+        span: Span,
+        interner: &mut Interner,
+    ) -> Result<Sexp, Diagnostic> {
+        if self.deadline.expired() {
+            return Err(self.deadline.diagnostic(span));
+        }
+        self.inner
+            .expand(name, args, span, interner)
+            .map_err(|diagnostic| {
+                if diagnostic.kind == ErrorKind::Time || self.deadline.expired() {
+                    self.deadline.diagnostic(span)
+                } else {
+                    diagnostic
+                }
+            })
+    }
+}
 
 /// A compiled script.
 #[derive(Debug, Clone)]
@@ -38,8 +164,10 @@ pub fn compile(
     roster: &Roster,
     limits: &Limits,
 ) -> Result<Compiled, Vec<Diagnostic>> {
+    let deadline = Deadline::new(limits);
     let mut interner = Interner::new();
     let forms = reader::read(source, limits, &mut interner)?;
+    deadline.check(Span::default())?;
     let span = forms
         .iter()
         .map(|f| f.span)
@@ -48,28 +176,52 @@ pub fn compile(
     let direct_call = direct::classify(&forms, roster, &interner);
     let effective = direct::effective_roster(roster, direct_call.as_ref());
     let definitions = definitions::collect(forms, &effective, &interner)?;
-    preflight::preflight(
+    deadline.check(span)?;
+    preflight::preflight_until(
         &definitions,
         roster,
         direct_call.as_ref(),
         limits,
         &mut interner,
+        &deadline,
     )?;
+    deadline.check(span)?;
     let tools: Vec<String> = effective.tools.iter().map(|t| t.name.clone()).collect();
 
     let mut macros = VmMacros::new(&definitions.items, limits, tools.clone());
+    macros.set_deadline(deadline);
     for definition in &definitions.items {
+        if deadline.expired() {
+            return Err(vec![deadline.diagnostic(definition.span)]);
+        }
         macros
             .prepare(definition.name, &mut interner)
-            .map_err(|d| vec![d])?;
+            .map_err(|d| {
+                vec![if d.kind == ErrorKind::Time || deadline.expired() {
+                    deadline.diagnostic(definition.span)
+                } else {
+                    d
+                }]
+            })?;
     }
     let body = Expansion::new(limits, &mut interner)
-        .expand_forms(definitions.body.clone(), &mut macros, &mut interner)
+        .expand_forms(
+            definitions.body.clone(),
+            &mut Timed {
+                inner: &mut macros,
+                deadline,
+            },
+            &mut interner,
+        )
         .map_err(|d| vec![d])?;
+    deadline.check(span)?;
 
     // Preflight sees the expanded code too, so an unknown operator a macro produced is
     // rejected before anything runs (spec/reference/deviations.md). Transformers only
-    // produce known operators, so without macros there is nothing new to see.
+    // produce known operators, so without macros there is nothing new to see. The macros
+    // stay in (with empty bodies, walked already): a macro call that expansion leaves in
+    // place, such as a `parallel` entry, is then judged by the form that holds it rather
+    // than reported as an unknown function.
     let has_macros = definitions
         .items
         .iter()
@@ -79,21 +231,27 @@ pub fn compile(
             items: definitions
                 .items
                 .iter()
-                .filter(|d| d.kind == DefinitionKind::Function)
                 .map(|d| definitions::Definition {
-                    body: macros.body(d.name).cloned().unwrap_or_default(),
+                    body: match d.kind {
+                        DefinitionKind::Function => {
+                            macros.body(d.name).cloned().unwrap_or_default()
+                        }
+                        DefinitionKind::Macro => Vec::new(),
+                    },
                     ..d.clone()
                 })
                 .collect(),
             body: body.clone(),
         };
-        preflight::preflight(
+        preflight::preflight_until(
             &expanded,
             roster,
             direct_call.as_ref(),
             limits,
             &mut interner,
+            &deadline,
         )?;
+        deadline.check(span)?;
     }
 
     let mut functions = Vec::new();
@@ -118,6 +276,7 @@ pub fn compile(
         tools,
     };
     let program = lower::lower(input, &parse_params).map_err(|d| vec![d])?;
+    deadline.check(span)?;
     Ok(Compiled {
         program: Arc::new(program),
         direct: direct_call.map(|d| d.tool),

@@ -29,7 +29,7 @@ pub mod tables;
 pub mod token;
 pub mod transform;
 
-pub use compile::{Compiled, check, compile};
+pub use compile::{Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, decode_script};
 pub use diagnostic::{Diagnostic, Diagnostics};
 pub use reader::{read, read_script};
 pub use roster::{Allowed, ArgContract, ArgSpec, JsonType, Roster, RosterTool};

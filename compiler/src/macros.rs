@@ -38,6 +38,8 @@ pub(crate) struct VmMacros<'a> {
     limits: Limits,
     tools: Vec<String>,
     fuel_left: u64,
+    /// The compilation's `seconds` budget: each macro run's clock is the time left.
+    deadline: Option<crate::compile::Deadline>,
 }
 
 impl<'a> VmMacros<'a> {
@@ -50,7 +52,13 @@ impl<'a> VmMacros<'a> {
             limits: *limits,
             tools,
             fuel_left: limits.steps,
+            deadline: None,
         }
+    }
+
+    /// Runs every later macro body under the time left of `deadline`.
+    pub(crate) fn set_deadline(&mut self, deadline: crate::compile::Deadline) {
+        self.deadline = Some(deadline);
     }
 
     fn definition(&self, name: Symbol) -> Option<&'a Definition> {
@@ -135,6 +143,9 @@ impl<'a> VmMacros<'a> {
         let program = lower::lower(input, &parse_params)?;
         let limits = Limits {
             steps: self.fuel_left,
+            seconds: self
+                .deadline
+                .map_or(self.limits.seconds, |deadline| deadline.remaining()),
             ..self.limits
         };
         let mut machine = Machine::new(Arc::new(program), limits);

@@ -33,7 +33,7 @@ use crate::direct::DirectCall;
 use crate::expand::expanded_depth_limit;
 use crate::preflight_args;
 use crate::roster::Roster;
-use crate::suggest::suggest;
+use crate::suggest::describe_unknown;
 use crate::tables::{
     SPECIAL_FORMS, TRANSFORMERS, is_primitive, is_special_form, is_transformer, name_of,
 };
@@ -82,7 +82,37 @@ pub fn preflight(
     limits: &Limits,
     interner: &mut Interner,
 ) -> Result<(), Vec<Diagnostic>> {
+    let unlimited = Limits {
+        seconds: None,
+        ..*limits
+    };
+    preflight_until(
+        definitions,
+        roster,
+        direct,
+        limits,
+        interner,
+        &crate::compile::Deadline::new(&unlimited),
+    )
+}
+
+/// [`preflight`] under `deadline`: before each literal regexp is compiled the clock is
+/// checked; once it has run out, the walk reports E0031 (kind `time`) instead of
+/// compiling further regexps.
+///
+/// # Errors
+/// As [`preflight`], plus E0031.
+pub fn preflight_until(
+    definitions: &Definitions,
+    roster: &Roster,
+    direct: Option<&DirectCall>,
+    limits: &Limits,
+    interner: &mut Interner,
+    deadline: &crate::compile::Deadline,
+) -> Result<(), Vec<Diagnostic>> {
     let mut walk = Walk {
+        deadline,
+        out_of_time: false,
         definitions,
         roster,
         direct: direct.is_some(),
@@ -136,24 +166,21 @@ fn unknown_diagnostic(
         .chain(of_kind(DefinitionKind::Function))
         .chain(of_kind(DefinitionKind::Macro))
         .collect();
-    let names: Vec<String> = unknown
-        .iter()
-        .map(
-            |(name, _)| match suggest(name, candidates.iter().copied()) {
-                Some(suggestion) => format!("{name} (try: {suggestion})"),
-                None => name.clone(),
-            },
-        )
-        .collect();
-    let message = format!("Unknown functions: {}.  {UNKNOWN_TAIL}", names.join(", "));
+    let names: Vec<&str> = unknown.iter().map(|(name, _)| name.as_str()).collect();
+    let listed = describe_unknown(&names, &candidates);
+    let message = format!("Unknown functions: {listed}.  {UNKNOWN_TAIL}");
     let mut diagnostic = Diagnostic::new("E0301", ErrorKind::Preflight, message, *first_span);
-    for (name, span) in rest {
+    // Labels are bounded like the list (crate::suggest).
+    for (name, span) in rest.iter().take(crate::suggest::MAX_LISTED_NAMES) {
         diagnostic = diagnostic.with_label(*span, format!("unknown function {name}"));
     }
     Some(diagnostic)
 }
 
 struct Walk<'a> {
+    deadline: &'a crate::compile::Deadline,
+    /// Set once E0031 was reported: no further regexp is compiled.
+    out_of_time: bool,
     definitions: &'a Definitions,
     roster: &'a Roster,
     direct: bool,
@@ -324,6 +351,14 @@ impl Walk<'_> {
                 continue;
             };
             let span = args.get(index).map_or_else(Span::default, |a| a.span);
+            if self.out_of_time {
+                return;
+            }
+            if self.deadline.expired() {
+                self.out_of_time = true;
+                self.diagnostics.push(self.deadline.diagnostic(span));
+                return;
+            }
             if let Err(error) = check_literal_regexp(pattern, self.limits) {
                 self.diagnostics.push(Diagnostic::new(
                     "E0305",

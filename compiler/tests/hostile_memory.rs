@@ -292,7 +292,8 @@ fn h33_h35_h46_h48_data_is_immutable_so_cycles_and_tables_cannot_be_built() {
         ("(nconc (list 1) (list 2))", "nconc"),
         (
             "(puthash 1 2 (make-hash-table))",
-            "puthash, make-hash-table",
+            "puthash (not in this dialect: hash tables are not available; build a plist or \
+             alist with cons/list and setq), make-hash-table (not in this dialect:",
         ),
     ] {
         let report = hostile(source);

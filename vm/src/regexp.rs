@@ -20,7 +20,13 @@
 //!    syntax fails with kind `atomic-work`, "Invalid guest regexp %S: MESSAGE", MESSAGE being
 //!    Emacs's text for the same fault ("Unmatched [ or [^", "Trailing backslash", ...).
 //! 4. **Compilation** with `regex-automata`'s meta engine under a compiled-size limit, so a
-//!    search is O(compiled size × input) whatever the pattern.
+//!    search is O(compiled size × input) whatever the pattern. The translation is parsed
+//!    case-sensitively and folded here ([`fold`]): only a class's `\p{Cased}` part is
+//!    case-folded (the engine's own folding walks every code point of a range, 25 ms per
+//!    `[[:nonascii:]]` in release, 4 s for a 2 KiB pattern of them), and a negated bracket
+//!    class is folded before it is negated, as Emacs does. A compilation at run time is
+//!    charged fuel by the compiled size ([`Regex::compile_units`]); the per-run
+//!    [`RegexCache`] is bounded by [`CACHE_MEMORY`] as well as by entries.
 //! 5. **Work check** before every search ([`Regex::check_work`]): the pattern's *weight*
 //!    times max(1, input bytes) must stay within `limits.regexp_work` (kind `atomic-work`,
 //!    "Guest regexp exceeds its atomic work budget"). The weight is the pattern's byte
@@ -53,8 +59,11 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::print::write_quoted_string;
-use regex_automata::{Input, meta, util::syntax};
+use regex_automata::{Input, meta};
+use regex_syntax::hir::{self, Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::OnceLock;
 
 /// The byte (or, in match data, character) span of every group of one match: group 0 the
 /// whole match, `None` for a group that did not take part.
@@ -74,6 +83,17 @@ const HYBRID_CACHE_CAPACITY: usize = 2 << 20;
 
 /// Most compiled regexps one [`RegexCache`] keeps.
 const CACHE_ENTRIES: usize = 16;
+
+/// Most memory one [`RegexCache`] may account for (bytes): every entry is counted as its
+/// compiled size plus the largest search cache it can grow (`HYBRID_CACHE_CAPACITY` for
+/// the lazy DFA plus `SEARCH_CACHE_EXTRA` for the other engines' scratch space).
+pub const CACHE_MEMORY: usize = 24 << 20;
+
+/// Compiled bytes per fuel unit charged for compiling a regexp ([`Regex::compile_units`]).
+pub const COMPILE_BYTES_PER_UNIT: usize = 64;
+
+/// The bounded backtracker's visited set and the PikeVM's scratch space, per regexp.
+const SEARCH_CACHE_EXTRA: usize = 256 << 10;
 
 /// How a guest pattern is embedded before compiling (the wrappers Emacs's own Lisp adds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,6 +117,26 @@ pub enum Wrap {
 pub struct Regex {
     regex: meta::Regex,
     weight: u64,
+}
+
+impl Regex {
+    /// Fuel for having compiled this regexp: one unit per [`COMPILE_BYTES_PER_UNIT`]
+    /// bytes of compiled automaton (all engines), the work the compiler did to build it,
+    /// at most `NFA_SIZE_LIMIT / COMPILE_BYTES_PER_UNIT` (65 536) units.
+    #[must_use]
+    pub fn compile_units(&self) -> u64 {
+        let bytes = self.regex.memory_usage().min(NFA_SIZE_LIMIT);
+        u64::try_from(bytes / COMPILE_BYTES_PER_UNIT).unwrap_or(u64::MAX)
+    }
+
+    /// The memory this regexp may hold: compiled size plus its largest search caches.
+    #[must_use]
+    pub fn memory(&self) -> usize {
+        self.regex
+            .memory_usage()
+            .saturating_add(HYBRID_CACHE_CAPACITY)
+            .saturating_add(SEARCH_CACHE_EXTRA)
+    }
 }
 
 impl Regex {
@@ -175,7 +215,9 @@ impl Regex {
 }
 
 /// A small per-run cache of compiled regexps, so a loop calling `string-match-p` with the
-/// same pattern compiles it once. Holds at most 16 entries, most recent first.
+/// same pattern compiles it once. Holds at most 16 entries, most recent first, and at most
+/// [`CACHE_MEMORY`] bytes as [`Regex::memory`] counts them (least recent evicted first; the
+/// newest entry is always kept, and it alone is bounded by the compiled-size limits).
 #[derive(Debug, Default)]
 pub struct RegexCache {
     entries: Vec<(Box<str>, Wrap, Arc<Regex>)>,
@@ -198,6 +240,22 @@ impl RegexCache {
     ///
     /// As [`Regex::new`].
     pub fn get(&mut self, pattern: &str, wrap: Wrap, limits: &Limits) -> Result<Arc<Regex>> {
+        self.get_counted(pattern, wrap, limits)
+            .map(|(regex, _)| regex)
+    }
+
+    /// As [`RegexCache::get`], with the fuel the lookup costs: the regexp's
+    /// [`Regex::compile_units`] when it was compiled now, 0 on a hit.
+    ///
+    /// # Errors
+    ///
+    /// As [`Regex::new`].
+    pub fn get_counted(
+        &mut self,
+        pattern: &str,
+        wrap: Wrap,
+        limits: &Limits,
+    ) -> Result<(Arc<Regex>, u64)> {
         if let Some(index) = self
             .entries
             .iter()
@@ -206,13 +264,34 @@ impl RegexCache {
             let entry = self.entries.remove(index);
             let regex = Arc::clone(&entry.2);
             self.entries.insert(0, entry);
-            return Ok(regex);
+            return Ok((regex, 0));
         }
         let regex = Arc::new(Regex::new(pattern, wrap, limits)?);
         self.entries.truncate(CACHE_ENTRIES - 1);
         self.entries
             .insert(0, (pattern.into(), wrap, Arc::clone(&regex)));
-        Ok(regex)
+        while self.entries.len() > 1 && self.memory() > CACHE_MEMORY {
+            self.entries.pop();
+        }
+        let units = regex.compile_units();
+        Ok((regex, units))
+    }
+
+    /// The memory the cached regexps may hold, as [`Regex::memory`] counts it.
+    #[must_use]
+    pub fn memory(&self) -> usize {
+        self.entries
+            .iter()
+            .map(|(_, _, regex)| regex.memory())
+            .fold(0, usize::saturating_add)
+    }
+
+    /// The newest entry's memory (0 when empty).
+    #[must_use]
+    pub fn newest_memory(&self) -> usize {
+        self.entries
+            .first()
+            .map_or(0, |(_, _, regex)| regex.memory())
     }
 }
 
@@ -613,9 +692,11 @@ fn translate_class(
             out.push(']');
         }
         (true, false) => {
-            out.push_str("[^");
+            // Folded first, negated after (see `fold`): a marker group around the
+            // positive class, named after the class's position so names are unique.
+            out.push_str(&format!("(?P<{NEGATED}{index}>["));
             out.push_str(&body);
-            out.push(']');
+            out.push_str("])");
         }
     }
     Ok(index)
@@ -643,8 +724,132 @@ fn named_class(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Compiles translated syntax with the engine's limits.
+/// The name prefix of the marker group around a negated bracket class's positive body.
+const NEGATED: &str = "ptcneg";
+
+/// `\p{Cased}`: every character whose simple case-folding orbit is not trivial is in it
+/// (a unit test checks this against the engine's own folding), so folding a class only
+/// needs its cased part.
+fn cased() -> &'static ClassUnicode {
+    static CASED: OnceLock<ClassUnicode> = OnceLock::new();
+    CASED.get_or_init(|| {
+        let parsed = regex_syntax::Parser::new().parse(r"\p{Cased}").ok();
+        match parsed.as_ref().map(Hir::kind) {
+            Some(HirKind::Class(Class::Unicode(class))) => class.clone(),
+            // Unreachable with the engine's Unicode tables; folding everything stays exact.
+            _ => ClassUnicode::new([ClassUnicodeRange::new('\0', char::MAX)]),
+        }
+    })
+}
+
+/// Folded cased parts already computed during one compilation, by their ranges.
+type FoldMemo = HashMap<Vec<(char, char)>, ClassUnicode>;
+
+/// `class` closed under simple case folding, folding only its cased part: the engine's
+/// own folding walks every code point of a range (25 ms for `[\x80-\x{10FFFF}]`). A part
+/// that is all of `\p{Cased}` (`.`, `\W`, wide ranges) is already closed; other parts are
+/// folded once per compilation.
+fn fold_class(class: &ClassUnicode, memo: &mut FoldMemo) -> ClassUnicode {
+    let mut part = class.clone();
+    part.intersect(cased());
+    if part.ranges().is_empty() || part == *cased() {
+        return class.clone();
+    }
+    let key: Vec<(char, char)> = part.ranges().iter().map(|r| (r.start(), r.end())).collect();
+    let folded = memo.entry(key).or_insert_with(|| {
+        // Folding cannot fail with the `unicode-case` tables compiled in; unfolded is the
+        // conservative fallback.
+        let _ = part.try_case_fold_simple();
+        part
+    });
+    let mut out = class.clone();
+    out.union(folded);
+    out
+}
+
+/// The class a marker group holds: the parser turns a one-character class into a literal.
+fn positive_class(hir: &Hir) -> Option<ClassUnicode> {
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => Some(class.clone()),
+        HirKind::Literal(literal) => {
+            let text = std::str::from_utf8(&literal.0).ok()?;
+            let mut chars = text.chars();
+            let c = chars.next()?;
+            chars
+                .next()
+                .is_none()
+                .then(|| ClassUnicode::new([ClassUnicodeRange::new(c, c)]))
+        }
+        _ => None,
+    }
+}
+
+/// The case-insensitive form of `hir` (parsed case-sensitively): literals and classes
+/// folded, negated bracket classes (the `NEGATED` marker groups) folded before negation,
+/// as Emacs and the engine's own case-insensitive mode do.
+fn fold(hir: &Hir, memo: &mut FoldMemo) -> Hir {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) | HirKind::Class(Class::Bytes(_)) => hir.clone(),
+        HirKind::Literal(literal) => match std::str::from_utf8(&literal.0) {
+            Ok(text) => Hir::concat(
+                text.chars()
+                    .map(|c| {
+                        let single = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+                        let folded = fold_class(&single, memo);
+                        if folded == single {
+                            Hir::literal(c.to_string().into_bytes())
+                        } else {
+                            Hir::class(Class::Unicode(folded))
+                        }
+                    })
+                    .collect(),
+            ),
+            Err(_) => hir.clone(),
+        },
+        HirKind::Class(Class::Unicode(class)) => {
+            Hir::class(Class::Unicode(fold_class(class, memo)))
+        }
+        HirKind::Repetition(repetition) => Hir::repetition(hir::Repetition {
+            min: repetition.min,
+            max: repetition.max,
+            greedy: repetition.greedy,
+            sub: Box::new(fold(&repetition.sub, memo)),
+        }),
+        HirKind::Capture(capture) => {
+            let negated = capture
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with(NEGATED));
+            match (negated, positive_class(&capture.sub)) {
+                (true, Some(class)) => {
+                    let mut folded = fold_class(&class, memo);
+                    folded.negate();
+                    Hir::class(Class::Unicode(folded))
+                }
+                _ => Hir::capture(hir::Capture {
+                    index: capture.index,
+                    name: capture.name.clone(),
+                    sub: Box::new(fold(&capture.sub, memo)),
+                }),
+            }
+        }
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(|h| fold(h, memo)).collect()),
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.iter().map(|h| fold(h, memo)).collect())
+        }
+    }
+}
+
+/// Compiles translated syntax with the engine's limits: parsed case-sensitively, folded
+/// by [`fold`], then compiled from the folded syntax tree.
 fn build(translated: &str) -> Result<meta::Regex, &'static str> {
+    let parsed = regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .nest_limit(64)
+        .build()
+        .parse(translated)
+        .map_err(|_| "Invalid regular expression")?;
+    let folded = fold(&parsed, &mut FoldMemo::new());
     meta::Builder::new()
         .configure(
             meta::Config::new()
@@ -653,13 +858,7 @@ fn build(translated: &str) -> Result<meta::Regex, &'static str> {
                 .dfa_size_limit(Some(NFA_SIZE_LIMIT))
                 .hybrid_cache_capacity(HYBRID_CACHE_CAPACITY),
         )
-        .syntax(
-            syntax::Config::new()
-                .case_insensitive(true)
-                .multi_line(true)
-                .nest_limit(64),
-        )
-        .build(translated)
+        .build_from_hir(&folded)
         .map_err(|error| {
             if error.size_limit().is_some() {
                 "Regular expression too big"
@@ -697,5 +896,56 @@ mod tests {
             Ok(r"a\$\z")
         );
         assert_eq!(translate("a$", Wrap::End).as_deref(), Ok(r"(?:a$)\z"));
+    }
+
+    #[test]
+    fn cased_holds_every_character_that_folds() {
+        // The premise of `fold_class`: outside `\p{Cased}` folding changes nothing.
+        let mut rest = cased().clone();
+        rest.negate();
+        let mut folded = rest.clone();
+        folded.try_case_fold_simple().unwrap();
+        assert_eq!(folded, rest);
+    }
+
+    #[test]
+    fn folding_matches_emacs_case_fold_search() {
+        let limits = Limits::default();
+        let matches = |pattern: &str, text: &str| {
+            Regex::new(pattern, Wrap::Plain, &limits)
+                .unwrap()
+                .is_match(text)
+        };
+        assert!(!matches("[^a]", "A"));
+        assert!(matches("[^a]", "b"));
+        assert!(!matches("[^[:upper:]]", "a"));
+        assert!(matches("[a-z]", "K"));
+        assert!(matches("[a-z]", "\u{212A}"));
+        assert!(matches("k", "\u{212A}"));
+        assert!(matches("\u{212A}", "k"));
+        assert!(matches("[[:nonascii:]]", "k"));
+        assert!(!matches("[[:nonascii:]]", "a"));
+        assert!(!matches("\\W", "a"));
+        assert!(matches(".", "A"));
+        assert!(matches("\\(ab\\)", "xAB"));
+        assert!(matches("[^0-9]", "Z"));
+        assert!(!matches("[^A-Z]", "q"));
+    }
+
+    #[test]
+    fn the_cache_is_bounded_by_memory_as_well_as_entries() {
+        let limits = Limits::default();
+        let mut cache = RegexCache::new();
+        for i in 0..40 {
+            // Each near the compiled-size limit: alphabetic classes repeated.
+            let pattern = format!("{}{i}", "[[:alpha:]]".repeat(60));
+            cache.get(&pattern, Wrap::Plain, &limits).unwrap();
+            assert!(cache.memory() <= CACHE_MEMORY.max(cache.newest_memory()));
+            assert!(cache.entries.len() <= CACHE_ENTRIES);
+        }
+        assert!(
+            cache.entries.len() < CACHE_ENTRIES,
+            "large regexps evict early"
+        );
     }
 }

@@ -194,10 +194,13 @@ pub(super) fn substring(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> 
 pub(super) fn compile(ctx: &mut PrimCtx<'_>, pattern: &str, wrap: Wrap) -> Result<Arc<Regex>> {
     ctx.charge(text_units(pattern.len()));
     let limits = ctx.limits;
-    match ctx.regexps.as_deref_mut() {
-        Some(cache) => cache.get(pattern, wrap, limits),
-        None => RegexCache::new().get(pattern, wrap, limits),
-    }
+    // A fresh compilation is charged by the compiled automaton's size (its real work).
+    let (regex, units) = match ctx.regexps.as_deref_mut() {
+        Some(cache) => cache.get_counted(pattern, wrap, limits)?,
+        None => RegexCache::new().get_counted(pattern, wrap, limits)?,
+    };
+    ctx.charge(units);
+    Ok(regex)
 }
 
 /// An optional regexp argument: nil gives `None`, a string is compiled and work-checked

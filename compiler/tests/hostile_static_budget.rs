@@ -1,0 +1,207 @@
+//! Hostile inputs, round two (issue 11, items 4, 5, 11, 13): work the static pipeline does
+//! before anything runs, and what regexps cost.
+//!
+//! - item 4: regexp compilation is cheap for every 2 KiB pattern (case folding no longer
+//!   walks every code point of a class), is charged fuel by its compiled size, and the whole
+//!   static pipeline (reading, preflight, macro expansion, lowering) runs under `seconds`
+//!   (E0031, kind `time`);
+//! - item 5: unknown-function suggestions are bounded in work and in message size;
+//! - item 11: the per-run regexp cache is bounded by memory (unit-tested in
+//!   `vm/src/regexp.rs`; here, a run that cycles many large patterns stays correct);
+//! - item 13: a macro call left in a `parallel` entry gets the `parallel` diagnostic.
+
+mod hostile_support;
+
+use hostile_support::{hostile, hostile_with, limits, ok_host, roster};
+use ptc_compiler::{check, compile};
+use ptc_vm::Limits;
+use std::time::{Duration, Instant};
+
+/// Patterns of 2 KiB made of the classes that were slowest to compile (case folding of a
+/// class walked every code point of its ranges: 25 ms per `[[:nonascii:]]` in release).
+fn slow_patterns() -> Vec<String> {
+    vec![
+        "[[:nonascii:]]".repeat(2048 / 14),
+        "[\u{80}-\u{10FFFF}]".repeat(2048 / 9),
+        "[^[:lower:]]".repeat(2048 / 12),
+        ".".repeat(2048),
+        "\\W".repeat(1024),
+        "[[:alpha:]a]".repeat(2048 / 12),
+    ]
+}
+
+#[test]
+fn item4_every_slow_pattern_compiles_or_fails_quickly() {
+    let limits = Limits::default();
+    for pattern in slow_patterns() {
+        let started = Instant::now();
+        let _ = ptc_vm::regexp::check_subset(&pattern, &limits);
+        let elapsed = started.elapsed();
+        // Was 4.0 s for the first one in a debug build; now tens of milliseconds.
+        assert!(
+            elapsed < Duration::from_millis(1500),
+            "{elapsed:?} for {}...",
+            pattern.get(..20).unwrap_or_default()
+        );
+    }
+}
+
+#[test]
+fn item4_twenty_macro_made_patterns_stop_at_the_seconds_budget() {
+    // A macro makes 20 distinct 2 KiB literal patterns; preflight of the expanded program
+    // compiles each. Under seconds=1 compilation must end promptly either way.
+    let pattern = "[[:nonascii:]]".repeat(140);
+    let calls: String = (0..20)
+        .map(|i| format!("(string-match-p \"{pattern}{i}\" \"x\")"))
+        .collect();
+    let source = format!("(defmacro m () '(list {calls})) (m)");
+    let limits = Limits {
+        input_bytes: 100_000,
+        seconds: Some(1.0),
+        ..Limits::default()
+    };
+    let started = Instant::now();
+    let diagnostics = check(&source, &roster(), &limits);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(4), "took {elapsed:?}");
+    for d in &diagnostics {
+        assert!(
+            d.code == "E0031" || d.code == "E0305",
+            "unexpected {}: {}",
+            d.code,
+            d.message
+        );
+    }
+}
+
+#[test]
+fn item4_macro_runs_share_the_compilation_clock() {
+    // Each macro run loops long; the whole compilation is bounded by seconds, not each run.
+    let source = "(defmacro slow () (let ((i 0)) (while (< i 100000000) (setq i (+ i 1))) 1)) \
+                  (list (slow) (slow) (slow) (slow) (slow) (slow))";
+    let limits = Limits {
+        steps: u64::MAX / 4,
+        seconds: Some(0.3),
+        ..Limits::default()
+    };
+    let started = Instant::now();
+    let diagnostics = compile(source, &roster(), &limits).expect_err("out of time");
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(3), "took {elapsed:?}");
+    let first = diagnostics.first().expect("a diagnostic");
+    assert_eq!(first.code, "E0031");
+    assert_eq!(first.kind.as_str(), "time");
+    assert_eq!(
+        first.message,
+        "Script exceeded its time budget of 0.3 seconds while compiling"
+    );
+}
+
+#[test]
+fn item4_regexp_compilation_is_charged_by_its_size() {
+    let cheap = hostile("(string-match-p \"a\" \"xa\")");
+    let costly = hostile(&format!(
+        "(string-match-p \"{}\" \"xa\")",
+        "[[:alpha:]]".repeat(40)
+    ));
+    assert_eq!(cheap.outcome.kind(), "ok");
+    assert_eq!(costly.outcome.kind(), "ok");
+    // 40 alphabetic classes compile to hundreds of KiB: thousands of fuel units.
+    assert!(
+        costly.stats.fuel_used > cheap.stats.fuel_used + 1000,
+        "{} vs {}",
+        costly.stats.fuel_used,
+        cheap.stats.fuel_used
+    );
+    // Under a small step budget the compilation alone exhausts it.
+    let small = Limits {
+        steps: 500,
+        ..limits()
+    };
+    let report = hostile_with(
+        &format!(
+            "(string-match-p (concat \"{}\" \"\") \"xa\")",
+            "[[:alpha:]]".repeat(40)
+        ),
+        small,
+        ok_host,
+    );
+    assert_eq!(report.outcome.kind(), "step");
+}
+
+#[test]
+fn item11_cycling_many_large_patterns_stays_correct() {
+    // More distinct large patterns than the cache holds by memory: evictions must not
+    // change answers.
+    let source = format!(
+        "(let ((hits 0)) (dotimes (i 30) (when (string-match-p (concat \"{}\" (number-to-string (% i 5))) \"ab3\") (setq hits (+ hits 1)))) hits)",
+        "[[:alpha:]]".repeat(20)
+    );
+    let report = hostile(&source);
+    assert_eq!(report.outcome.kind(), "ok", "{:?}", report.outcome);
+}
+
+#[test]
+fn item5_suggestions_are_bounded_in_work_and_size() {
+    // 1 000 unknown operators with 256-character names against 60 same-length defuns.
+    let mut source = String::new();
+    for i in 0..60 {
+        source.push_str(&format!("(defun f{i:0>255} () {i})\n"));
+    }
+    source.push_str("(list");
+    for i in 0..1000 {
+        source.push_str(&format!(" (g{i:0>255})"));
+    }
+    source.push(')');
+    let limits = Limits {
+        input_bytes: 1_000_000,
+        nodes: 100_000,
+        seconds: Some(1.0),
+        ..Limits::default()
+    };
+    let started = Instant::now();
+    let diagnostics = check(&source, &roster(), &limits);
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+    let first = diagnostics.first().expect("unknown functions");
+    assert_eq!(first.code, "E0301");
+    assert!(first.message.len() < 4096, "{} bytes", first.message.len());
+    assert!(first.message.contains("and 980 more"));
+    assert!(first.labels.len() <= 20);
+}
+
+#[test]
+fn item5_suggestions_help_or_stay_silent() {
+    let diagnostics = check(
+        "(list (aref v 0) (elt x 1) (pcase x) (gethash k h) (lenght x) (cl-loop for x in y))",
+        &roster(),
+        &Limits::default(),
+    );
+    let message = &diagnostics.first().expect("unknown functions").message;
+    assert!(
+        message.starts_with(
+            "Unknown functions: aref, elt, pcase (not in this dialect: use cond), gethash (not \
+             in this dialect: hash tables are not available; use plist-get on a plist or assoc \
+             on an alist), lenght (try: length), cl-loop (not in this dialect: use dolist, \
+             dotimes, while or mapcar)."
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn item13_a_macro_in_a_parallel_entry_gets_the_parallel_diagnostic() {
+    let report = hostile("(defmacro m () '(Read :file_path \"a\")) (parallel (m))");
+    assert_eq!(
+        report.outcome,
+        hostile_support::Outcome::Error(
+            "script".into(),
+            "'parallel': each entry must be one direct tool call".into()
+        )
+    );
+    let report = hostile("(defmacro m () '(E)) (parallel (m))");
+    assert_eq!(
+        report.outcome.text(),
+        "'parallel': each entry must be one direct tool call"
+    );
+}
