@@ -46,6 +46,10 @@ enum Command {
         /// The script text.
         #[arg(short = 'e', long = "expression", value_name = "EXPR")]
         expression: Option<String>,
+        /// The envelope id (the host's tool-use id); default: a fresh `ptc-TAG-N`, unique
+        /// across processes.
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -113,8 +117,9 @@ fn main() -> ExitCode {
         Command::Run {
             file,
             expression,
+            id,
             common,
-        } => run(file.as_deref(), expression, &common),
+        } => run(file.as_deref(), expression, id, &common),
         Command::Check {
             file,
             expression,
@@ -207,7 +212,12 @@ fn script(file: Option<&str>, expression: Option<String>) -> Result<(String, Str
     }
 }
 
-fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Result<ExitCode, Usage> {
+fn run(
+    file: Option<&str>,
+    expression: Option<String>,
+    id: Option<String>,
+    common: &Common,
+) -> Result<ExitCode, Usage> {
     let (source, _name) = script(file, expression)?;
     let limits = limits(common)?;
     let (registry, stubs) = registry(common)?;
@@ -217,7 +227,7 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
     if let Some(dir) = &common.journal {
         let store =
             FileStore::open(dir).map_err(|e| Usage(format!("--journal {}: {e}", dir.display())))?;
-        match store.recover() {
+        match store.recover_now() {
             Ok(recovered) => {
                 for record in recovered {
                     eprintln!("ptc: recovered interrupted run {}", record.id);
@@ -259,6 +269,7 @@ fn run(file: Option<&str>, expression: Option<String>, common: &Common) -> Resul
             }
         };
         let options = RunOptions {
+            id,
             progress: Some(Arc::new(sink)),
             ..RunOptions::default()
         };

@@ -28,7 +28,10 @@ fn compare(what: &str, reference: &[String], code: &[&str]) {
 fn primitive_table_matches_the_code() {
     let names: Vec<&str> = ptc_vm::prims::PRIMITIVES.iter().map(|p| p.name).collect();
     compare("primitives", &reference_primitive_names(), &names);
-    assert_eq!(reference_primitive_names().len(), ptc_vm::prims::PRIMITIVES.len());
+    assert_eq!(
+        reference_primitive_names().len(),
+        ptc_vm::prims::PRIMITIVES.len()
+    );
 }
 
 #[test]
