@@ -50,6 +50,10 @@ enum Command {
         /// The script text.
         #[arg(short = 'e', long = "expression", value_name = "EXPR")]
         expression: Option<std::ffi::OsString>,
+        /// The envelope id (the host's tool-use id); default: a fresh `ptc-TAG-N`, unique
+        /// across processes.
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -119,8 +123,9 @@ fn main() -> ExitCode {
         Command::Run {
             file,
             expression,
+            id,
             common,
-        } => run(file.as_deref(), expression, &common),
+        } => run(file.as_deref(), expression, id, &common),
         Command::Check {
             file,
             expression,
@@ -220,9 +225,9 @@ fn expression_bytes(expression: std::ffi::OsString) -> Vec<u8> {
 }
 
 /// The outcome of a script that is not UTF-8: bad input (kind `input`), nothing ran.
-fn not_utf8_outcome(diagnostic: &ptc_compiler::Diagnostic) -> ptc_runtime::Outcome {
+fn not_utf8_outcome(diagnostic: &ptc_compiler::Diagnostic, id: Option<String>) -> ptc_runtime::Outcome {
     ptc_runtime::Outcome {
-        id: "ptc-1".to_owned(),
+        id: id.unwrap_or_else(ptc_runtime::fresh_id),
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
@@ -248,6 +253,7 @@ fn print_outcome(outcome: &ptc_runtime::Outcome, format: Format) {
 fn run(
     file: Option<&str>,
     expression: Option<std::ffi::OsString>,
+    id: Option<String>,
     common: &Common,
 ) -> Result<ExitCode, Usage> {
     let bytes = match (file, expression) {
@@ -259,7 +265,7 @@ fn run(
     let source = match ptc_compiler::decode_script(&bytes) {
         Ok(source) => source,
         Err(diagnostic) => {
-            print_outcome(&not_utf8_outcome(&diagnostic), common.format);
+            print_outcome(&not_utf8_outcome(&diagnostic, id), common.format);
             return Ok(ExitCode::from(1));
         }
     };
@@ -270,7 +276,7 @@ fn run(
     if let Some(dir) = &common.journal {
         let store =
             FileStore::open(dir).map_err(|e| Usage(format!("--journal {}: {e}", dir.display())))?;
-        match store.recover() {
+        match store.recover_now() {
             Ok(recovered) => {
                 for record in recovered {
                     eprintln!("ptc: recovered interrupted run {}", record.id);
@@ -312,6 +318,7 @@ fn run(
             }
         };
         let options = RunOptions {
+            id,
             progress: Some(Arc::new(sink)),
             ..RunOptions::default()
         };

@@ -42,7 +42,14 @@ fn ptc_with_input(args: &[&str], input: &str) -> Output {
 
 /// `ptc run --format json ARGS -e SCRIPT`, parsed.
 fn run_json(args: &[&str], script: &str) -> (i32, Json) {
-    let mut all = vec!["run", "--format", "json", "--no-builtin-tools"];
+    let mut all = vec![
+        "run",
+        "--format",
+        "json",
+        "--no-builtin-tools",
+        "--id",
+        "ptc-1",
+    ];
     all.extend_from_slice(args);
     all.extend_from_slice(&["-e", script]);
     let out = ptc(&all);
@@ -162,6 +169,8 @@ fn interrupt_signal_settles_interrupted() {
     let child = Command::new(env!("CARGO_BIN_EXE_ptc"))
         .args([
             "run",
+            "--id",
+            "ptc-1",
             "--no-builtin-tools",
             "--format",
             "json",
@@ -363,6 +372,8 @@ fn checkpoints_are_written_and_interrupted_runs_recovered() {
     // The script reads its own start checkpoint: it is durable before any child runs.
     let out = ptc(&[
         "run",
+        "--id",
+        "ptc-1",
         "--journal",
         journal,
         "--root",
@@ -606,4 +617,35 @@ fn check_takes_an_expression_and_judges_tool_arguments() {
     let outcome: Json = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(outcome["error"]["kind"], "preflight");
     assert_eq!(outcome["calls"], json!([]));
+}
+
+#[test]
+fn two_processes_sharing_a_journal_never_share_a_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().to_str().unwrap();
+    let args = [
+        "run",
+        "--journal",
+        journal,
+        "--no-builtin-tools",
+        "--format",
+        "json",
+        "-e",
+        "1",
+    ];
+    let first: Json = serde_json::from_str(&ptc(&args).stdout).unwrap();
+    let second: Json = serde_json::from_str(&ptc(&args).stdout).unwrap();
+    assert_ne!(first["id"], second["id"]);
+    let records = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|entry| {
+            entry
+                .as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|e| e == "json")
+        })
+        .count();
+    assert_eq!(records, 2);
 }

@@ -6,15 +6,26 @@
 //! turns every record left `running` into an `interrupted` one. The machine itself is
 //! never serialised or resumed.
 //!
+//! These are journal records, not snapshots: the guest machine is never serialised, so a
+//! run is never resumed after a restart — a record left `running` only tells the host that
+//! the run was interrupted and what its calls had done (the design's rule: earlier effects
+//! are not rolled back, the script is not replayed). A run whose future the host drops
+//! before it settles is settled `interrupted` at once.
+//!
 //! Invariants of [`FileStore`]:
-//! - One file per envelope, `DIR/<sanitised id>.json`, written atomically (a temporary file
-//!   in the same directory, then a rename), so a reader sees the old or the new record,
-//!   never a torn one.
+//! - One file per envelope, `DIR/<escaped id>.json` (an injective escaping, so two ids never
+//!   share a file), written atomically (a temporary file in the same directory, then a
+//!   rename), so a reader sees the old or the new record, never a torn one.
+//! - A `running` record is owned by its run through an advisory lock; recovery never
+//!   interrupts a live run, in this process or another.
 
 use crate::audit::{AuditRecord, Status};
+use crate::tool::BoxFuture;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The life cycle of an envelope record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,24 +74,74 @@ impl Checkpoint {
     }
 }
 
-/// Where the driver persists envelopes. Implementations must make each write durable
-/// before returning.
+/// Where the driver persists envelope records: asynchronous, so a store may be a database
+/// or a remote service. Implementations must make each write durable before its future
+/// resolves, and must keep records of different ids apart (two processes sharing a store
+/// never overwrite each other's records: envelope ids are unique across processes, see
+/// [`crate::fresh_id`]).
 pub trait CheckpointStore: Send + Sync {
     /// Persists `checkpoint`, replacing any earlier record of the same id.
     ///
     /// # Errors
     /// Any I/O failure; the driver reports it per §12.9.
-    fn write(&self, checkpoint: &Checkpoint) -> io::Result<()>;
+    fn write(&self, checkpoint: &Checkpoint) -> BoxFuture<io::Result<()>>;
+
+    /// The record of `id`.
+    ///
+    /// # Errors
+    /// When it is missing or unreadable.
+    fn read(&self, id: &str) -> BoxFuture<io::Result<Checkpoint>>;
+
+    /// Every record, oldest id first.
+    ///
+    /// # Errors
+    /// When the store cannot be listed.
+    fn list(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>>;
+
+    /// Settles every record left `running` by a run that no longer exists as
+    /// `interrupted` (see [`Checkpoint::interrupted`]) and returns those records. A record
+    /// that a live run still owns is left alone.
+    ///
+    /// # Errors
+    /// When the store cannot be listed or a record cannot be rewritten.
+    fn recover(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>>;
+}
+
+impl Checkpoint {
+    /// This running record as settled `interrupted` with `message`: its unfinished calls
+    /// marked `interrupted`, outcome `interrupted`.
+    #[must_use]
+    pub fn interrupted(mut self, message: &str) -> Self {
+        self.state = CheckpointState::Interrupted;
+        self.outcome = Some("interrupted".to_owned());
+        self.result = Some(message.to_owned());
+        for call in &mut self.calls {
+            if !call.status.is_terminal() {
+                call.status = Status::Interrupted;
+            }
+        }
+        self
+    }
 }
 
 /// A directory of JSON records, one per envelope.
+///
+/// A run's record is owned while it is `running`: the store holds an exclusive advisory
+/// lock on `DIR/<id>.lock` from the start record until the settled one, and
+/// [`FileStore::recover`] only interrupts records whose lock it can take — so one process
+/// recovering a shared directory never interrupts another process's live run. The operating
+/// system releases the lock when its owner dies.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     dir: PathBuf,
+    owned: Arc<Mutex<HashMap<String, std::fs::File>>>,
 }
 
 /// The message of a run interrupted by a restart.
 pub const INTERRUPTED_BY_RESTART: &str = "Error: script interrupted by restart";
+
+/// The message of a run whose future the host dropped before it settled.
+pub const INTERRUPTED_BY_DROP: &str = "Error: script interrupted (the run was dropped)";
 
 impl FileStore {
     /// A store under `dir`, created if missing.
@@ -90,7 +151,10 @@ impl FileStore {
     pub fn open(dir: impl Into<PathBuf>) -> io::Result<Self> {
         let dir = dir.into();
         std::fs::create_dir_all(&dir)?;
-        Ok(FileStore { dir })
+        Ok(FileStore {
+            dir,
+            owned: Arc::default(),
+        })
     }
 
     /// The directory.
@@ -99,25 +163,39 @@ impl FileStore {
         &self.dir
     }
 
+    /// `id` as a file stem: ASCII letters, digits and `-` stay, every other byte is `_`
+    /// and two hex digits, so distinct ids never share a file.
+    fn stem(id: &str) -> String {
+        let mut stem = String::with_capacity(id.len());
+        for byte in id.bytes() {
+            if byte.is_ascii_alphanumeric() || byte == b'-' {
+                stem.push(char::from(byte));
+            } else {
+                stem.push_str(&format!("_{byte:02x}"));
+            }
+        }
+        stem
+    }
+
     fn path_of(&self, id: &str) -> PathBuf {
-        let safe: String = id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        self.dir.join(format!("{safe}.json"))
+        self.dir.join(format!("{}.json", Self::stem(id)))
+    }
+
+    fn lock_path_of(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{}.lock", Self::stem(id)))
+    }
+
+    fn owned(&self) -> std::sync::MutexGuard<'_, HashMap<String, std::fs::File>> {
+        self.owned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Reads the record of `id`.
     ///
     /// # Errors
     /// When it is missing or unreadable.
-    pub fn read(&self, id: &str) -> io::Result<Checkpoint> {
+    pub fn read_now(&self, id: &str) -> io::Result<Checkpoint> {
         let text = std::fs::read_to_string(self.path_of(id))?;
         serde_json::from_str(&text).map_err(io::Error::other)
     }
@@ -126,7 +204,7 @@ impl FileStore {
     ///
     /// # Errors
     /// When the directory cannot be listed.
-    pub fn list(&self) -> io::Result<Vec<Checkpoint>> {
+    pub fn list_now(&self) -> io::Result<Vec<Checkpoint>> {
         let mut out = Vec::new();
         for entry in std::fs::read_dir(&self.dir)? {
             let path = entry?.path();
@@ -143,35 +221,72 @@ impl FileStore {
         Ok(out)
     }
 
-    /// Turns every record left `running` into an `interrupted` one (its unfinished calls
-    /// marked `interrupted`, result "Error: script interrupted by restart", outcome
-    /// `interrupted`) and returns the recovered records.
+    /// Turns every record left `running` by a dead run into an `interrupted` one (its
+    /// unfinished calls marked `interrupted`, result "Error: script interrupted by
+    /// restart", outcome `interrupted`) and returns the recovered records. Records whose
+    /// run is alive (in this process or another) are left alone.
     ///
     /// # Errors
     /// When the directory cannot be listed or a record cannot be rewritten.
-    pub fn recover(&self) -> io::Result<Vec<Checkpoint>> {
+    pub fn recover_now(&self) -> io::Result<Vec<Checkpoint>> {
         let mut recovered = Vec::new();
-        for mut checkpoint in self.list()? {
-            if checkpoint.state != CheckpointState::Running {
+        for checkpoint in self.list_now()? {
+            if checkpoint.state != CheckpointState::Running
+                || self.owned().contains_key(&checkpoint.id)
+            {
                 continue;
             }
-            checkpoint.state = CheckpointState::Interrupted;
-            checkpoint.outcome = Some("interrupted".to_owned());
-            checkpoint.result = Some(INTERRUPTED_BY_RESTART.to_owned());
-            for call in &mut checkpoint.calls {
-                if !call.status.is_terminal() {
-                    call.status = Status::Interrupted;
-                }
+            let lock = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(self.lock_path_of(&checkpoint.id))?;
+            match lock.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => continue,
+                Err(std::fs::TryLockError::Error(error)) => return Err(error),
             }
-            self.write(&checkpoint)?;
+            let checkpoint = checkpoint.interrupted(INTERRUPTED_BY_RESTART);
+            self.write_file(&checkpoint)?;
+            let _ = std::fs::remove_file(self.lock_path_of(&checkpoint.id));
+            drop(lock);
             recovered.push(checkpoint);
         }
         Ok(recovered)
     }
-}
 
-impl CheckpointStore for FileStore {
-    fn write(&self, checkpoint: &Checkpoint) -> io::Result<()> {
+    /// Writes `checkpoint` durably and takes or releases its ownership lock.
+    ///
+    /// # Errors
+    /// Any I/O failure; also when another live run owns a `running` record of the same id.
+    pub fn write_now(&self, checkpoint: &Checkpoint) -> io::Result<()> {
+        if checkpoint.state == CheckpointState::Running {
+            let mut owned = self.owned();
+            if !owned.contains_key(&checkpoint.id) {
+                let lock = std::fs::OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(self.lock_path_of(&checkpoint.id))?;
+                lock.try_lock().map_err(|_| {
+                    io::Error::new(
+                        io::ErrorKind::AlreadyExists,
+                        format!("envelope {} is running in another process", checkpoint.id),
+                    )
+                })?;
+                owned.insert(checkpoint.id.clone(), lock);
+            }
+            drop(owned);
+            return self.write_file(checkpoint);
+        }
+        self.write_file(checkpoint)?;
+        if self.owned().remove(&checkpoint.id).is_some() {
+            let _ = std::fs::remove_file(self.lock_path_of(&checkpoint.id));
+        }
+        Ok(())
+    }
+
+    fn write_file(&self, checkpoint: &Checkpoint) -> io::Result<()> {
         let text = serde_json::to_vec_pretty(checkpoint).map_err(io::Error::other)?;
         let mut temp = tempfile::NamedTempFile::new_in(&self.dir)?;
         temp.write_all(&text)?;
@@ -179,6 +294,24 @@ impl CheckpointStore for FileStore {
         temp.persist(self.path_of(&checkpoint.id))
             .map_err(|error| error.error)?;
         Ok(())
+    }
+}
+
+impl CheckpointStore for FileStore {
+    fn write(&self, checkpoint: &Checkpoint) -> BoxFuture<io::Result<()>> {
+        Box::pin(std::future::ready(self.write_now(checkpoint)))
+    }
+
+    fn read(&self, id: &str) -> BoxFuture<io::Result<Checkpoint>> {
+        Box::pin(std::future::ready(self.read_now(id)))
+    }
+
+    fn list(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>> {
+        Box::pin(std::future::ready(self.list_now()))
+    }
+
+    fn recover(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>> {
+        Box::pin(std::future::ready(self.recover_now()))
     }
 }
 
@@ -194,22 +327,47 @@ mod tests {
         running
             .calls
             .push(AuditRecord::new("ptc-1", 1, "Read", Status::Running));
-        store.write(&running).unwrap();
+        store.write_now(&running).unwrap();
         let mut settled = Checkpoint::running("ptc-2", "1");
         settled.state = CheckpointState::Settled;
         settled.result = Some("1".into());
-        store.write(&settled).unwrap();
-        assert_eq!(store.read("ptc-1").unwrap(), running);
+        store.write_now(&settled).unwrap();
+        assert_eq!(store.read_now("ptc-1").unwrap(), running);
 
-        let recovered = store.recover().unwrap();
+        let recovered = store.recover_now().unwrap();
         assert_eq!(recovered.len(), 1);
-        let record = store.read("ptc-1").unwrap();
+        let record = store.read_now("ptc-1").unwrap();
         assert_eq!(record.state, CheckpointState::Interrupted);
         assert_eq!(record.result.as_deref(), Some(INTERRUPTED_BY_RESTART));
         assert_eq!(record.calls[0].status, Status::Interrupted);
-        assert_eq!(store.read("ptc-2").unwrap(), settled);
-        // Only the two records remain: no temporary files are left behind.
+        assert_eq!(store.read_now("ptc-2").unwrap(), settled);
+        // Only the two records remain: no temporary or lock files are left behind.
         assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), 2);
-        assert!(store.recover().unwrap().is_empty());
+        assert!(store.recover_now().unwrap().is_empty());
+    }
+
+    #[test]
+    fn ids_never_share_a_file_and_live_runs_are_not_recovered() {
+        assert_ne!(FileStore::stem("a/b"), FileStore::stem("a_b"));
+        assert_ne!(FileStore::stem("a_2f"), FileStore::stem("a/"));
+        let dir = tempfile::tempdir().unwrap();
+        let mine = FileStore::open(dir.path()).unwrap();
+        let other = FileStore::open(dir.path()).unwrap();
+        mine.write_now(&Checkpoint::running("ptc-a", "1")).unwrap();
+        // Another store on the same directory (another process) sees a live owner.
+        assert!(other.recover_now().unwrap().is_empty());
+        assert_eq!(
+            mine.read_now("ptc-a").unwrap().state,
+            CheckpointState::Running
+        );
+        assert!(other.write_now(&Checkpoint::running("ptc-a", "2")).is_err());
+        // Once the owner is gone (its store dropped: the process ended), it is recovered.
+        drop(mine);
+        let recovered = other.recover_now().unwrap();
+        assert_eq!(recovered.len(), 1);
+        assert_eq!(
+            other.read_now("ptc-a").unwrap().state,
+            CheckpointState::Interrupted
+        );
     }
 }

@@ -79,10 +79,50 @@ impl std::fmt::Debug for RunOptions {
 
 static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
 
-/// A fresh envelope id, `ptc-N`.
+/// A fresh envelope id, `ptc-TAG-N`: `TAG` (12 hex digits) is drawn once per process from
+/// its id and start time, `N` counts from 1, so two processes sharing a journal never pick
+/// the same id (and [`crate::FileStore`] refuses a `running` record a live run owns).
 #[must_use]
 pub fn fresh_id() -> String {
-    format!("ptc-{}", NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed))
+    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let tag = TAG.get_or_init(|| {
+        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        // RandomState adds the standard library's per-process random keys.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        (std::process::id(), nanos).hash(&mut hasher);
+        format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
+    });
+    format!(
+        "ptc-{tag}-{}",
+        NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Settles a run's `running` journal record as interrupted when the run's future is
+/// dropped before the run settles.
+struct JournalGuard {
+    store: Option<Arc<dyn CheckpointStore>>,
+    running: Option<crate::checkpoint::Checkpoint>,
+}
+
+impl Drop for JournalGuard {
+    fn drop(&mut self) {
+        let (Some(store), Some(record)) = (&self.store, self.running.take()) else {
+            return;
+        };
+        let record = record.interrupted(crate::checkpoint::INTERRUPTED_BY_DROP);
+        let mut write = store.write(&record);
+        // A store whose write completes at once (the file store) is done here; another
+        // finishes on the runtime, when there is one.
+        if (&mut write).now_or_never().is_none()
+            && let Ok(handle) = tokio::runtime::Handle::try_current()
+        {
+            handle.spawn(write);
+        }
+    }
 }
 
 impl Runner {
@@ -196,6 +236,10 @@ impl Runner {
             cancel, progress, ..
         } = options;
         let mut calls = Calls::default();
+        let mut journal = JournalGuard {
+            store: self.checkpoints.clone(),
+            running: None,
+        };
         loop {
             if cancel.is_cancelled() {
                 envelope.cancel();
@@ -204,6 +248,7 @@ impl Runner {
             report(&mut envelope, progress.as_ref());
             match event {
                 Event::Settled(outcome) => {
+                    journal.running = None;
                     calls.cancel_all();
                     // Each cancelled call ends within the grace period.
                     while calls.running.next().await.is_some() {}
@@ -211,10 +256,13 @@ impl Runner {
                 }
                 Event::Pause => tokio::task::yield_now().await,
                 Event::Checkpoint(record) => {
-                    let written = self
-                        .checkpoints
-                        .as_ref()
-                        .is_none_or(|store| store.write(&record).is_ok());
+                    let written = match &self.checkpoints {
+                        Some(store) => store.write(&record).await.is_ok(),
+                        None => true,
+                    };
+                    journal.running = (written
+                        && record.state == crate::checkpoint::CheckpointState::Running)
+                        .then_some(record);
                     // The envelope asked for this record, so the acknowledgement fits.
                     let _ = envelope.checkpoint_written(written);
                 }

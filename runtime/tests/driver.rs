@@ -430,7 +430,7 @@ async fn checkpoints_are_written_before_children_and_on_settlement() {
         .register(
             ToolContract::new("Look", "Reads the journal.", json!({"type": "object"})),
             move |request: ToolRequestCtx| {
-                let record = reader.read(&request.parent_id).ok();
+                let record = reader.read_now(&request.parent_id).ok();
                 *sink.lock().unwrap() = record.map(|r| (r.state, r.expression));
                 async { ToolResult::text("seen") }
             },
@@ -444,7 +444,7 @@ async fn checkpoints_are_written_before_children_and_on_settlement() {
         *seen.lock().unwrap(),
         Some((ptc_runtime::CheckpointState::Running, "(Look)".to_owned()))
     );
-    let settled = store.read("j").unwrap();
+    let settled = store.read_now("j").unwrap();
     assert_eq!(settled.state, ptc_runtime::CheckpointState::Settled);
     assert_eq!(settled.result.as_deref(), Some("seen"));
     assert_eq!(settled.calls.len(), 1);
@@ -592,11 +592,26 @@ struct FailingStore {
 }
 
 impl ptc_runtime::CheckpointStore for FailingStore {
-    fn write(&self, checkpoint: &ptc_runtime::Checkpoint) -> std::io::Result<()> {
-        if self.settled_only && checkpoint.state == ptc_runtime::CheckpointState::Running {
-            return Ok(());
-        }
-        Err(std::io::Error::other("disk full"))
+    fn write(&self, checkpoint: &ptc_runtime::Checkpoint) -> BoxFuture<std::io::Result<()>> {
+        let result =
+            if self.settled_only && checkpoint.state == ptc_runtime::CheckpointState::Running {
+                Ok(())
+            } else {
+                Err(std::io::Error::other("disk full"))
+            };
+        Box::pin(std::future::ready(result))
+    }
+
+    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::Checkpoint>> {
+        Box::pin(std::future::ready(Err(std::io::Error::other("disk full"))))
+    }
+
+    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::Checkpoint>>> {
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
+
+    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::Checkpoint>>> {
+        Box::pin(std::future::ready(Ok(Vec::new())))
     }
 }
 

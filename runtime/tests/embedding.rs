@@ -73,3 +73,31 @@ fn compile_errors_are_std_errors() -> Result<(), Box<dyn std::error::Error>> {
     assert!(diagnostics.render("expression").contains("1 │ (frob 1)"));
     Ok(())
 }
+
+#[test]
+fn a_dropped_run_settles_its_journal_record_as_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(ptc_runtime::FileStore::open(dir.path()).unwrap());
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new("Hang", "Never answers.", json!({"type": "object"})),
+            |_request: ToolRequestCtx| std::future::pending::<ToolResult>(),
+        )
+        .unwrap();
+    let runner = Runner::new(Arc::new(registry)).with_checkpoints(store.clone());
+    let options = RunOptions {
+        id: Some("dropped".into()),
+        ..RunOptions::default()
+    };
+    runtime().block_on(async {
+        let run = runner.run("(list (Hang))", options);
+        // The host gives up on the run by dropping its future.
+        let _ = tokio::time::timeout(Duration::from_millis(50), run).await;
+    });
+    let record = store.read_now("dropped").unwrap();
+    assert_eq!(record.state, ptc_runtime::CheckpointState::Interrupted);
+    assert_eq!(record.outcome.as_deref(), Some("interrupted"));
+    // The run no longer owns its record: another process would not see it as live.
+    assert!(store.recover_now().unwrap().is_empty());
+}
