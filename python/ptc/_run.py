@@ -48,11 +48,10 @@ def _limits_json(limits: Optional[Limits]) -> Optional[str]:
 
 
 def _parallelism(limits: Optional[Limits]) -> int:
-    value = _DEFAULTS.get("parallelism", 4)
-    for key in ("parallelism",):
-        if limits and key in limits and limits[key] is not None:
-            value = int(limits[key])  # type: ignore[arg-type]
-    return max(1, int(value))
+    value = (limits or {}).get("parallelism")
+    if value is None:
+        value = _DEFAULTS.get("parallelism", 4)
+    return max(1, int(value))  # type: ignore[arg-type]
 
 
 def _answers(encoded: Mapping[str, str]) -> str:
