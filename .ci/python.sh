@@ -25,6 +25,8 @@ echo "== python: venv at $venv ($("$PYTHON" --version))"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION"
 
+# The maturin build backend runs the `maturin` binary from the venv.
+export PATH="$venv/bin:$PATH"
 echo "== python: pip install ./python"
 "$venv/bin/python" -m pip install --quiet --no-build-isolation ./python
 

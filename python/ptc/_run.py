@@ -13,7 +13,8 @@ import asyncio
 import concurrent.futures
 import inspect
 import json
-from typing import Any, Awaitable, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union
+import time
+from typing import Any, Awaitable, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _ptc
 from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
@@ -47,11 +48,10 @@ def _limits_json(limits: Optional[Limits]) -> Optional[str]:
 
 
 def _parallelism(limits: Optional[Limits]) -> int:
-    value = _DEFAULTS.get("parallelism", 4)
-    for key in ("parallelism",):
-        if limits and key in limits and limits[key] is not None:
-            value = int(limits[key])  # type: ignore[arg-type]
-    return max(1, int(value))
+    value = (limits or {}).get("parallelism")
+    if value is None:
+        value = _DEFAULTS.get("parallelism", 4)
+    return max(1, int(value))  # type: ignore[arg-type]
 
 
 def _answers(encoded: Mapping[str, str]) -> str:
@@ -71,33 +71,49 @@ class Run:
     """One run of a compiled program, stepped by the host (sans-IO).
 
     Loop: `step()` returns `Calls` (answer each call with `resume` or `deny`, in any order,
-    from any thread) or `Settled`. `cancel()` interrupts the run; the next step settles
-    `interrupted` with the audit.
+    from any thread) or `Settled`. An empty `Calls` means the run waits for answers you owe.
+    Answering a call is also its permission decision: `resume` allows it with its result,
+    `deny` refuses it and aborts the script. `cancel()` interrupts the run; the next step
+    settles `interrupted` with the audit.
     """
 
     def __init__(self, native: Any):
         self._native = native
+        self._results: Dict[str, str] = {}
         self.outcome: Optional[Outcome] = None
 
     def step(self) -> Union[Calls, Settled]:
-        """Advances the run (the GIL is released while the machine runs)."""
+        """Advances the run (the GIL is released while the machine runs a slice)."""
         if self.outcome is not None:
             return Settled(self.outcome)
-        kind, payload = self._native.step(True)
-        if kind == "settled":
-            self.outcome = Outcome.from_json(payload)
-            return Settled(self.outcome)
-        calls = tuple(Call(c["id"], c["name"], c["arguments"]) for c in json.loads(payload))
-        return Calls(calls)
+        while True:
+            kind, payload = self._native.step()
+            if kind == "settled":
+                self.outcome = Outcome.from_json(payload)
+                return Settled(self.outcome)
+            if kind == "permission":
+                return Calls(_calls(payload))
+            if kind == "dispatch":
+                answers = {c["id"]: self._results.pop(c["id"]) for c in json.loads(payload)}
+                self._native.answer(_answers(answers))
+            elif kind == "cancel":
+                for id in json.loads(payload):
+                    self._results.pop(id, None)
+            elif kind == "waiting":
+                return Calls(())
+            # "pause": step again
 
     def resume(self, results: Mapping[str, Any]) -> None:
         """Answers calls: {id: result}, each result as a handler would return it (data, a
-        str, or a `ptc.ToolResult`). Raises `SessionError` for ids not outstanding."""
-        self._native.resume(_answers({i: encode_result(i, r) for i, r in results.items()}))
+        str, or a `ptc.ToolResult`). Raises `SessionError` for an id not awaiting one."""
+        for id, result in results.items():
+            self._native.allow(id)
+            self._results[id] = encode_result(id, result)
 
     def fail(self, id: str, error: BaseException) -> None:
-        """Answers call `id` with the guest error value for a handler that raised."""
-        self._native.resume(_answers({id: encode_failure(id, error)}))
+        """Answers call `id` as a handler that raised `error` would."""
+        self._native.allow(id)
+        self._results[id] = encode_failure(id, error)
 
     def deny(self, id: str, reason: str) -> None:
         """Denies call `id`: the script aborts and settles `denied`."""
@@ -107,13 +123,9 @@ class Run:
         """Interrupts the run."""
         self._native.cancel()
 
-    def _resume_encoded(self, encoded: Mapping[str, str]) -> None:
-        try:
-            self._native.resume(_answers(encoded))
-        except _ptc.SessionError:
-            # The run settled or was cancelled meanwhile (a sibling's denial): late results
-            # are dropped, and the next step returns the outcome.
-            pass
+
+def _calls(payload: str) -> Tuple[Call, ...]:
+    return tuple(Call(c["id"], c["name"], c["arguments"]) for c in json.loads(payload))
 
 
 class Program:
@@ -131,17 +143,19 @@ class Program:
 
     def start(self, id: Optional[str] = None) -> Run:
         """Starts one run with envelope id `id` (fresh when None)."""
-        return Run(self._native.start(id))
+        return Run(self._native.start(id, True))
 
     def run(self, *, policy: Optional[Policy] = None, id: Optional[str] = None) -> Outcome:
         """Runs it with the tools' handlers (see `ptc.run`)."""
-        return _drive(self.start(id), self.tools, policy, _parallelism(self.limits))
+        native = self._native.start(id, policy is not None)
+        return _drive(native, self.tools, policy, _parallelism(self.limits))
 
     async def run_async(
         self, *, policy: Optional[Policy] = None, id: Optional[str] = None
     ) -> Outcome:
         """Runs it with the tools' handlers, asynchronously (see `ptc.run_async`)."""
-        return await _drive_async(self.start(id), self.tools, policy, _parallelism(self.limits))
+        native = self._native.start(id, policy is not None)
+        return await _drive_async(native, self.tools, policy, _parallelism(self.limits))
 
 
 def _compile_native(
@@ -210,9 +224,9 @@ async def run_async(
     return await prepared.run_async(policy=policy, id=id)
 
 
-def _call_sync(tool: Tool, call: Call) -> str:
+def _call_sync(tool: Tool, call: Dict[str, Any]) -> str:
     try:
-        result = tool.handler(**call.arguments)
+        result = tool.handler(**call["arguments"])
         if inspect.isawaitable(result):
             result = asyncio.run(_awaited(result))
         return encode_result(tool.name, result)
@@ -224,46 +238,80 @@ async def _awaited(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
 
 
-def _drive(
-    run: Run, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int
-) -> Outcome:
-    pool = concurrent.futures.ThreadPoolExecutor(parallelism, thread_name_prefix="ptc-tool")
-    pending: Dict[concurrent.futures.Future[str], str] = {}
+def _answer_late(native: Any, answers: Mapping[str, str]) -> None:
+    """Feeds answers; one refused because its call was cancelled or timed out meanwhile
+    (the envelope already said so in a cancel event) is dropped."""
+    try:
+        native.answer(_answers(answers))
+    except _ptc.SessionError:
+        pass
+
+
+def _decide(native: Any, policy: Policy, payload: str) -> None:
+    for call in _calls(payload):
+        reason = _decision(policy(call))
+        if reason is None:
+            native.allow(call.id)
+        else:
+            native.deny(call.id, reason)
+
+
+def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int) -> Outcome:
+    pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+    running: Dict[concurrent.futures.Future[str], str] = {}
     try:
         while True:
-            step = run.step()
-            if isinstance(step, Settled):
-                return step.outcome
-            allowed = []
-            for call in step:
-                reason = _decision(policy(call)) if policy else None
-                if reason is not None:
-                    run._native.deny(call.id, reason)
-                else:
-                    allowed.append(call)
-            for call in allowed:
-                pending[pool.submit(_call_sync, roster[call.name], call)] = call.id
-            if not len(step) and pending:
+            kind, payload = native.step()
+            if kind == "settled":
+                return Outcome.from_json(payload)
+            if kind == "dispatch":
+                calls = json.loads(payload)
+                if len(calls) == 1 and not running:
+                    # A lone call runs on this thread: no pool hop when nothing runs beside
+                    # it (its timeout then applies when it returns).
+                    call = calls[0]
+                    _answer_late(native, {call["id"]: _call_sync(roster[call["name"]], call)})
+                    continue
+                if pool is None:
+                    pool = concurrent.futures.ThreadPoolExecutor(parallelism, thread_name_prefix="ptc-tool")
+                for call in calls:
+                    running[pool.submit(_call_sync, roster[call["name"]], call)] = call["id"]
+            elif kind == "waiting":
+                timeout = json.loads(payload)
+                if not running:
+                    # Only a deadline can move the run on.
+                    time.sleep(timeout if timeout is not None else 0.001)
+                    continue
                 done, _ = concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED
+                    running, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED
                 )
-                run._resume_encoded({pending.pop(f): f.result() for f in done})
+                if done:
+                    _answer_late(native, {running.pop(f): f.result() for f in done})
+            elif kind == "permission" and policy is not None:
+                _decide(native, policy, payload)
+            elif kind == "cancel":
+                cancelled = set(json.loads(payload))
+                for future in [f for f, id in running.items() if id in cancelled]:
+                    future.cancel()  # a handler already running finishes; its answer is dropped
+                    del running[future]
+            # "pause": step again
     except BaseException:
         # KeyboardInterrupt or a raising policy: the run must not outlive its driver.
-        run.cancel()
+        native.cancel()
         raise
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def _call_async(tool: Tool, call: Call, gate: asyncio.Semaphore) -> str:
+async def _call_async(tool: Tool, call: Dict[str, Any], gate: asyncio.Semaphore) -> str:
     async with gate:
         try:
             if inspect.iscoroutinefunction(tool.handler):
-                result = await tool.handler(**call.arguments)
+                result = await tool.handler(**call["arguments"])
             else:
                 loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(None, lambda: tool.handler(**call.arguments))
+                result = await loop.run_in_executor(None, lambda: tool.handler(**call["arguments"]))
                 if inspect.isawaitable(result):
                     result = await result
             return encode_result(tool.name, result)
@@ -274,32 +322,46 @@ async def _call_async(tool: Tool, call: Call, gate: asyncio.Semaphore) -> str:
 
 
 async def _drive_async(
-    run: Run, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int
+    native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int
 ) -> Outcome:
-    loop = asyncio.get_running_loop()
     gate = asyncio.Semaphore(parallelism)
     tasks: Dict[asyncio.Task[str], str] = {}
     try:
         while True:
-            kind, payload = await loop.run_in_executor(None, run._native.step, True)
+            kind, payload = native.step()
             if kind == "settled":
-                run.outcome = Outcome.from_json(payload)
-                return run.outcome
-            calls = [Call(c["id"], c["name"], c["arguments"]) for c in json.loads(payload)]
-            for call in calls:
-                answer = policy(call) if policy else None
-                if inspect.isawaitable(answer):
-                    answer = await answer
-                reason = _decision(answer)
-                if reason is not None:
-                    run._native.deny(call.id, reason)
+                return Outcome.from_json(payload)
+            if kind == "dispatch":
+                for call in json.loads(payload):
+                    task = asyncio.ensure_future(_call_async(roster[call["name"]], call, gate))
+                    tasks[task] = call["id"]
+            elif kind == "waiting":
+                timeout = json.loads(payload)
+                if not tasks:
+                    await asyncio.sleep(timeout if timeout is not None else 0.001)
                     continue
-                tasks[asyncio.ensure_future(_call_async(roster[call.name], call, gate))] = call.id
-            if not calls and tasks:
-                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                run._resume_encoded({tasks.pop(t): t.result() for t in done})
+                done, _ = await asyncio.wait(tasks, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if done:
+                    _answer_late(native, {tasks.pop(t): t.result() for t in done})
+            elif kind == "permission" and policy is not None:
+                for call in _calls(payload):
+                    answer = policy(call)
+                    if inspect.isawaitable(answer):
+                        answer = await answer
+                    reason = _decision(answer)
+                    if reason is None:
+                        native.allow(call.id)
+                    else:
+                        native.deny(call.id, reason)
+            elif kind == "cancel":
+                cancelled = set(json.loads(payload))
+                for task in [t for t, id in tasks.items() if id in cancelled]:
+                    task.cancel()
+                    del tasks[task]
+            else:  # "pause": let other tasks run
+                await asyncio.sleep(0)
     except BaseException:
-        run.cancel()
+        native.cancel()
         for task in tasks:
             task.cancel()
         if tasks:

@@ -194,7 +194,9 @@ def tool(
 
 
 def encode_result(tool_name: str, result: Any) -> str:
-    """A handler's return value as the JSON answer the native module reads."""
+    """A handler's return value as the JSON answer the native module reads: {"value": data},
+    {"text": str} or {"error": str} (a tool's own failure), with optional "notes"; data that
+    is not JSON becomes {"failure": why} (the host could not run the tool)."""
     notes: Sequence[str] = ()
     if isinstance(result, ToolResult):
         notes = result.notes
@@ -214,12 +216,11 @@ def encode_result(tool_name: str, result: Any) -> str:
         return json.dumps(answer, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError) as error:
         logger.warning("tool %s returned data that is not JSON: %s", tool_name, error)
-        message = f"Error: tool {tool_name} returned data that is not JSON: {error}"
-        return json.dumps({"error": message})
+        return json.dumps({"failure": f"returned data that is not JSON: {error}"})
 
 
 def encode_failure(tool_name: str, error: BaseException) -> str:
-    """A raising handler's answer: an error value naming the exception, not its traceback."""
+    """A raising handler's answer: the exception's type and message for the guest
+    (`Error: TOOL failed: TYPE: MESSAGE`); the traceback goes to the `ptc` logger only."""
     logger.error("tool %s raised", tool_name, exc_info=error)
-    message = f"Error: tool {tool_name} failed: {type(error).__name__}: {error}"
-    return json.dumps({"error": message}, ensure_ascii=False)
+    return json.dumps({"failure": f"{type(error).__name__}: {error}"}, ensure_ascii=False)

@@ -14,14 +14,14 @@
 
 #![forbid(unsafe_code)]
 
-mod engine;
+mod session;
 
-use engine::{Answer, CompileFailure, Misuse, Step};
 use ptc_runtime::{ToolResult, listing};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use serde_json::{Value as Json, json};
+use session::{CompileFailure, HostEvent, Misuse};
 use std::sync::Arc;
 
 create_exception!(
@@ -56,7 +56,7 @@ fn diagnostic_json(d: &ptc_compiler::Diagnostic) -> Json {
 /// A compiled script with its roster: reusable, shareable across threads.
 #[pyclass(frozen, module = "ptc._ptc", name = "Program")]
 struct PyProgram {
-    inner: Arc<engine::Program>,
+    inner: Arc<session::Program>,
 }
 
 #[pymethods]
@@ -73,9 +73,9 @@ impl PyProgram {
         limits: Option<&str>,
         id: Option<String>,
     ) -> PyResult<Self> {
-        let contracts = engine::contracts_from_json(tools).map_err(value_error)?;
-        let limits = engine::limits_from_json(limits).map_err(value_error)?;
-        let compiled = py.detach(|| engine::Program::compile(expression, contracts, limits, id));
+        let contracts = session::contracts_from_json(tools).map_err(value_error)?;
+        let limits = session::limits_from_json(limits).map_err(value_error)?;
+        let compiled = py.detach(|| session::Program::compile(expression, contracts, limits, id));
         match compiled {
             Ok(program) => Ok(PyProgram {
                 inner: Arc::new(program),
@@ -94,66 +94,105 @@ impl PyProgram {
         self.inner.direct().map(str::to_owned)
     }
 
-    /// Starts one run (envelope id `id`, a fresh one when None).
-    #[pyo3(signature = (id=None))]
-    fn start(&self, py: Python<'_>, id: Option<String>) -> PyRun {
-        let session = py.detach(|| self.inner.start(id));
-        PyRun { inner: session }
+    /// Starts one run (envelope id `id`, a fresh one when None); with `ask_permission`
+    /// every call is first offered as a `permission` event.
+    #[pyo3(signature = (id=None, ask_permission=true))]
+    fn start(&self, id: Option<String>, ask_permission: bool) -> PyRun {
+        PyRun {
+            inner: self.inner.start(id, ask_permission),
+        }
     }
 }
 
 /// One run of a program, stepped by the host.
 #[pyclass(frozen, module = "ptc._ptc", name = "Run")]
 struct PyRun {
-    inner: engine::Session,
+    inner: session::Session,
 }
 
 fn misuse(error: Misuse) -> PyErr {
     SessionError::new_err(error.0)
 }
 
+fn calls_json(calls: Vec<ptc_runtime::CallRequest>) -> String {
+    let calls: Vec<Json> = calls
+        .into_iter()
+        .map(|c| {
+            json!({"id": c.id, "name": c.tool, "arguments": c.arguments,
+                   "batch": c.batch, "position": c.position})
+        })
+        .collect();
+    Json::Array(calls).to_string()
+}
+
 #[pymethods]
 impl PyRun {
-    /// Advances the run with the GIL released. Returns `("calls", json)` with the calls
-    /// dispatched since the last step (a JSON list of {id, name, arguments}; empty while
-    /// the run waits for answers or paused) or `("settled", outcome_json)`.
-    #[pyo3(signature = (wait=true))]
-    fn step(&self, py: Python<'_>, wait: bool) -> PyResult<(&'static str, String)> {
-        match py.detach(|| self.inner.step(wait)).map_err(misuse)? {
-            Step::Calls(calls) => {
-                let calls: Vec<Json> = calls
-                    .into_iter()
-                    .map(|c| json!({"id": c.id, "name": c.tool, "arguments": c.arguments}))
-                    .collect();
-                Ok(("calls", Json::Array(calls).to_string()))
+    /// Polls the envelope with the GIL released, until the host must act. Returns
+    /// `(kind, json)`: `permission` or `dispatch` with a list of {id, name, arguments,
+    /// batch, position}; `cancel` with a list of ids; `pause` (a fuel slice ended) with
+    /// `null`; `waiting` with the seconds until the next deadline or `null`; `settled`
+    /// with the outcome object.
+    fn step(&self, py: Python<'_>) -> (&'static str, String) {
+        match py.detach(|| self.inner.step()) {
+            HostEvent::Permission(calls) => ("permission", calls_json(calls)),
+            HostEvent::Dispatch(calls) => ("dispatch", calls_json(calls)),
+            HostEvent::Cancel(ids) => ("cancel", json!(ids).to_string()),
+            HostEvent::Pause => ("pause", "null".to_owned()),
+            HostEvent::Waiting(wait) => {
+                ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string())
             }
-            Step::Settled(outcome) => Ok(("settled", outcome.to_json().to_string())),
+            HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
         }
     }
 
-    /// Feeds results: a JSON object {id: result}, each result {"value": JSON} (structured),
-    /// {"text": str}, or {"error": str}, each with optional "notes": [str].
-    fn resume(&self, py: Python<'_>, answers: &str) -> PyResult<()> {
+    /// Allows call `id` at the permission point.
+    fn allow(&self, id: &str) -> PyResult<()> {
+        self.inner.allow(id).map_err(misuse)
+    }
+
+    /// Denies call `id` at the permission point: the script aborts `denied`.
+    fn deny(&self, id: &str, reason: String) -> PyResult<()> {
+        self.inner.deny(id, reason).map_err(misuse)
+    }
+
+    /// Feeds answers to dispatched calls: a JSON object {id: answer}, each answer
+    /// {"value": JSON} (structured), {"text": str}, {"error": str} (the tool failed), each
+    /// with optional "notes", or {"failure": str} (the host could not run it). Every answer
+    /// is applied; the ids refused are named in one `SessionError`.
+    fn answer(&self, py: Python<'_>, answers: &str) -> PyResult<()> {
         let parsed: Json = serde_json::from_str(answers).map_err(|e| value_error(e.to_string()))?;
         let Json::Object(map) = parsed else {
             return Err(value_error("answers must be a JSON object"));
         };
-        let mut batch = Vec::with_capacity(map.len());
+        let mut refused = Vec::new();
         for (id, answer) in map {
-            batch.push((id, Answer::Result(tool_result(answer)?)));
+            let fed = match answer {
+                Json::Object(mut fields) if fields.contains_key("failure") => {
+                    let message = match fields.remove("failure") {
+                        Some(Json::String(message)) => message,
+                        other => other.map(|v| v.to_string()).unwrap_or_default(),
+                    };
+                    py.detach(|| self.inner.fail(&id, message))
+                }
+                other => {
+                    let result = tool_result(other)?;
+                    py.detach(|| self.inner.complete(&id, result))
+                }
+            };
+            if let Err(Misuse(message)) = fed {
+                refused.push(message);
+            }
         }
-        py.detach(|| self.inner.answer(batch)).map_err(misuse)
-    }
-
-    /// Denies call `id` at the permission decision point: the script aborts `denied`.
-    fn deny(&self, py: Python<'_>, id: String, reason: String) -> PyResult<()> {
-        py.detach(|| self.inner.answer(vec![(id, Answer::Denied(reason))]))
-            .map_err(misuse)
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(SessionError::new_err(refused.join("; ")))
+        }
     }
 
     /// Interrupts the run; it settles `interrupted` with its audit.
-    fn cancel(&self, py: Python<'_>) {
-        py.detach(|| self.inner.cancel());
+    fn cancel(&self) {
+        self.inner.cancel();
     }
 }
 
@@ -189,8 +228,8 @@ fn tool_result(answer: Json) -> PyResult<ToolResult> {
 /// The ToolCall description, its input schema and the listing for the roster, as JSON.
 #[pyfunction]
 fn describe(tools: &str) -> PyResult<String> {
-    let contracts = engine::contracts_from_json(tools).map_err(value_error)?;
-    let registry = engine::registry(contracts).map_err(value_error)?;
+    let contracts = session::contracts_from_json(tools).map_err(value_error)?;
+    let registry = session::registry(contracts).map_err(value_error)?;
     Ok(json!({
         "name": listing::TOOL_NAME,
         "description": listing::DESCRIPTION,
@@ -204,9 +243,9 @@ fn describe(tools: &str) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (expression, tools, limits=None))]
 fn check(py: Python<'_>, expression: &str, tools: &str, limits: Option<&str>) -> PyResult<String> {
-    let contracts = engine::contracts_from_json(tools).map_err(value_error)?;
-    let limits = engine::limits_from_json(limits).map_err(value_error)?;
-    let registry = engine::registry(contracts).map_err(value_error)?;
+    let contracts = session::contracts_from_json(tools).map_err(value_error)?;
+    let limits = session::limits_from_json(limits).map_err(value_error)?;
+    let registry = session::registry(contracts).map_err(value_error)?;
     let diagnostics = py.detach(|| ptc_compiler::check(expression, &registry.roster(), &limits));
     Ok(diagnostics_json(&diagnostics))
 }

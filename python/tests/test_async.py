@@ -89,4 +89,4 @@ def test_a_raising_async_handler_is_an_error_value() -> None:
         raise LookupError("gone")
 
     outcome = asyncio.run(ptc.run_async("(list (Broken))", [Broken]))
-    assert outcome.value == [{"error": "Error: tool Broken failed: LookupError: gone"}]
+    assert outcome.value == [{"error": "Error: Broken failed: LookupError: gone"}]

@@ -72,7 +72,7 @@ def test_a_raising_handler_is_the_guests_error_value_with_the_traceback_logged(c
         outcome = ptc.run('(let ((r (Boom :secret "s"))) (list :caught (plist-get r :error)))', [Boom])
     assert outcome.outcome == "completed", outcome.text
     message = outcome.value["caught"]
-    assert message == "Error: tool Boom failed: RuntimeError: disk on fire"
+    assert message == "Error: Boom failed: RuntimeError: disk on fire"
     assert "Traceback" not in outcome.text
     assert outcome.calls[0]["status"] == "error"
     records = [r for r in caplog.records if r.name == "ptc"]
@@ -88,7 +88,7 @@ def test_a_raising_direct_call_settles_tool_error() -> None:
 
     outcome = ptc.run("(Boom)", [Boom])
     assert outcome.outcome == "tool-error"
-    assert outcome.error == {"kind": "tool-error", "message": "tool Boom failed: ValueError: no"}
+    assert outcome.error == {"kind": "tool-error", "message": "Boom failed: ValueError: no"}
 
 
 def test_non_json_data_from_a_handler_is_a_clear_error_value() -> None:
@@ -102,9 +102,9 @@ def test_non_json_data_from_a_handler_is_a_clear_error_value() -> None:
     )
     assert outcome.outcome == "completed", outcome.text
     first, second = outcome.value
-    assert first.startswith("Error: tool Odd returned data that is not JSON:")
+    assert first.startswith("Error: Odd failed: returned data that is not JSON:")
     assert "set" in first
-    assert second.startswith("Error: tool Odd returned data that is not JSON:")
+    assert second.startswith("Error: Odd failed: returned data that is not JSON:")
 
 
 def test_results_text_notes_and_explicit_errors() -> None:

@@ -97,7 +97,7 @@ def test_a_handler_failure_through_fail(weather: ptc.Tool) -> None:
     (call,) = run.step()
     run.fail(call.id, KeyError("k"))
     outcome = run.step().outcome  # type: ignore[union-attr]
-    assert outcome.value == f"Error: tool {call.id} failed: KeyError: 'k'"
+    assert outcome.value == "Error: Weather failed: KeyError: 'k'"
 
 
 def test_compile_error_carries_diagnostics_and_the_outcome(weather: ptc.Tool) -> None:

@@ -1,0 +1,288 @@
+//! The envelope as the Python package drives it: a compiled [`Program`] and, per run, a
+//! [`Session`] over the runtime's sans-IO [`Envelope`], which the host polls and feeds.
+//!
+//! The session runs no handler and keeps no rule of its own: argument conversion and
+//! schema validation, the permission decision point, `ENVELOPE/N` ids, batches, bounded
+//! parallelism and source order, direct vs composed results, the audit, notes, the result
+//! cap, fuel pauses, per-call timeouts and the envelope's deadline are the envelope's. The
+//! session only supplies the clock (`Instant::now()` at every poll) and a mutex, so the
+//! host may answer from any thread while another steps.
+//!
+//! Invariants:
+//! - A host's misuse (unknown or repeated id, an answer after cancel or settlement) is the
+//!   envelope's typed error, returned as a [`Misuse`]; nothing changes.
+//! - A step polls until the envelope says something the host must act on; it never blocks
+//!   on the host.
+
+use ptc_runtime::{
+    CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure, Outcome, Registry,
+    ToolContract, ToolResult,
+};
+use ptc_vm::Limits;
+use serde_json::Value as Json;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The tools' contracts from the package's JSON: a list of objects with `name`,
+/// `description`, `input_schema` (or MCP's `inputSchema`), optional `standalone` and
+/// `summary`.
+///
+/// # Errors
+/// A message naming the malformed entry.
+pub fn contracts_from_json(text: &str) -> Result<Vec<ToolContract>, String> {
+    let value: Json = serde_json::from_str(text).map_err(|e| format!("tools: {e}"))?;
+    let Json::Array(items) = value else {
+        return Err("tools must be a list".to_owned());
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let field = |name: &str| item.get(name);
+            let name = field("name")
+                .and_then(Json::as_str)
+                .ok_or_else(|| format!("tool {index} has no string `name`"))?;
+            let description = field("description").and_then(Json::as_str).unwrap_or("");
+            let schema = field("input_schema")
+                .or_else(|| field("inputSchema"))
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+            let mut contract = ToolContract::new(name, description, schema)
+                .standalone(field("standalone").and_then(Json::as_bool).unwrap_or(false));
+            if let Some(summary) = field("summary").and_then(Json::as_str) {
+                contract = contract.summary(summary);
+            }
+            Ok(contract)
+        })
+        .collect()
+}
+
+/// Budgets from the package's JSON object: keys as in `--limit` (`_` may stand for `-`),
+/// values numbers, numeric strings, or `null`/`"off"` for the optional clocks.
+///
+/// # Errors
+/// The runtime's message for an unknown key or a bad value.
+pub fn limits_from_json(text: Option<&str>) -> Result<Limits, String> {
+    let mut limits = Limits::default();
+    let Some(text) = text else {
+        return Ok(limits);
+    };
+    let value: Json = serde_json::from_str(text).map_err(|e| format!("limits: {e}"))?;
+    let Json::Object(map) = value else {
+        return Err("limits must be a dict".to_owned());
+    };
+    for (key, value) in &map {
+        let text = match value {
+            Json::Null => "off".to_owned(),
+            Json::String(s) => s.clone(),
+            Json::Number(n) => n.to_string(),
+            Json::Bool(_) | Json::Array(_) | Json::Object(_) => {
+                return Err(format!("limit `{key}` takes a number or None"));
+            }
+        };
+        limits
+            .set(&key.replace('_', "-"), &text)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(limits)
+}
+
+/// The registry of `contracts`: declared contracts only (the envelope calls no handler).
+///
+/// # Errors
+/// The registry's message (illegal or duplicate name, bad schema).
+pub fn registry(contracts: Vec<ToolContract>) -> Result<Registry, String> {
+    let mut registry = Registry::new();
+    for contract in contracts {
+        registry.declare(contract).map_err(|e| e.to_string())?;
+    }
+    Ok(registry)
+}
+
+/// Why a program did not compile.
+#[derive(Debug)]
+pub enum CompileFailure {
+    /// The roster or budgets were malformed: the host's error.
+    Host(String),
+    /// The script's diagnostics, and the outcome the envelope settles a run of it with.
+    Script(Vec<ptc_compiler::Diagnostic>, Box<Outcome>),
+}
+
+/// A compiled script with its roster: immutable, shareable across threads, started any
+/// number of times.
+#[derive(Debug)]
+pub struct Program {
+    registry: Arc<Registry>,
+    limits: Limits,
+    program: Arc<ptc_vm::Program>,
+    direct: Option<String>,
+    source: String,
+}
+
+impl Program {
+    /// Compiles `source` for `contracts` under `limits`; `id` names the envelope of the
+    /// refused outcome when it does not compile.
+    ///
+    /// # Errors
+    /// [`CompileFailure`].
+    pub fn compile(
+        source: &str,
+        contracts: Vec<ToolContract>,
+        limits: Limits,
+        id: Option<String>,
+    ) -> Result<Program, CompileFailure> {
+        let registry = Arc::new(registry(contracts).map_err(CompileFailure::Host)?);
+        match ptc_compiler::compile(source, &registry.roster(), &limits) {
+            Ok(compiled) => Ok(Program {
+                registry,
+                limits,
+                program: compiled.program,
+                direct: compiled.direct,
+                source: source.to_owned(),
+            }),
+            Err(diagnostics) => {
+                // The envelope's own settlement of a script that never starts.
+                let id = id.unwrap_or_else(ptc_runtime::fresh_id);
+                let config = EnvelopeConfig::new(registry, limits, id);
+                let now = Instant::now();
+                let mut envelope = Envelope::compile(config, source, now);
+                let outcome = loop {
+                    if let Event::Settled(outcome) = envelope.poll(now) {
+                        break outcome;
+                    }
+                };
+                Err(CompileFailure::Script(diagnostics, outcome))
+            }
+        }
+    }
+
+    /// The tool's name when the script is provably one direct call.
+    #[must_use]
+    pub fn direct(&self) -> Option<&str> {
+        self.direct.as_deref()
+    }
+
+    /// Starts a run with envelope id `id` (a fresh one when absent). With
+    /// `ask_permission`, every call is first offered to the host's decision.
+    #[must_use]
+    pub fn start(&self, id: Option<String>, ask_permission: bool) -> Session {
+        let config = EnvelopeConfig {
+            registry: self.registry.clone(),
+            limits: self.limits,
+            id: id.unwrap_or_else(ptc_runtime::fresh_id),
+            options: EnvelopeOptions {
+                ask_permission,
+                checkpoints: false,
+                progress: false,
+            },
+        };
+        let envelope = Envelope::start(
+            config,
+            self.program.clone(),
+            self.direct.clone(),
+            &self.source,
+            Instant::now(),
+        );
+        Session {
+            envelope: Mutex::new(envelope),
+        }
+    }
+}
+
+/// What the host must act on next.
+#[derive(Debug)]
+pub enum HostEvent {
+    /// Decide these calls (allow or deny each).
+    Permission(Vec<CallRequest>),
+    /// Run these calls and answer each.
+    Dispatch(Vec<CallRequest>),
+    /// Stop these calls (timed out or abandoned); their answers are refused.
+    Cancel(Vec<String>),
+    /// A fuel slice ended: yield, then step again.
+    Pause,
+    /// Wait for an answer you owe, at most this long (None: no deadline).
+    Waiting(Option<Duration>),
+    /// The run settled.
+    Settled(Box<Outcome>),
+}
+
+/// A host's misuse of a session: the envelope's typed message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misuse(pub String);
+
+/// One run, stepped by the host. `Send + Sync`.
+#[derive(Debug)]
+pub struct Session {
+    envelope: Mutex<Envelope>,
+}
+
+impl Session {
+    fn lock(&self) -> MutexGuard<'_, Envelope> {
+        self.envelope.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Polls the envelope until it says something the host must act on.
+    pub fn step(&self) -> HostEvent {
+        let mut envelope = self.lock();
+        loop {
+            let now = Instant::now();
+            match envelope.poll(now) {
+                // Checkpoints are off; acknowledge defensively should one ever be asked.
+                Event::Checkpoint(_) => {
+                    let _ = envelope.checkpoint_written(true);
+                }
+                Event::Permission(calls) => return HostEvent::Permission(calls),
+                Event::Dispatch(calls) => return HostEvent::Dispatch(calls),
+                Event::Cancel(ids) => return HostEvent::Cancel(ids),
+                Event::Pause => return HostEvent::Pause,
+                Event::Waiting { deadline } => {
+                    return HostEvent::Waiting(deadline.map(|d| d.saturating_duration_since(now)));
+                }
+                Event::Settled(outcome) => return HostEvent::Settled(outcome),
+            }
+        }
+    }
+
+    /// Allows call `id` at the permission point.
+    ///
+    /// # Errors
+    /// [`Misuse`] when `id` does not await a decision.
+    pub fn allow(&self, id: &str) -> Result<(), Misuse> {
+        self.lock().allow(id).map_err(|e| Misuse(e.to_string()))
+    }
+
+    /// Denies call `id`: the script aborts and settles `denied`.
+    ///
+    /// # Errors
+    /// [`Misuse`] when `id` does not await a decision.
+    pub fn deny(&self, id: &str, reason: String) -> Result<(), Misuse> {
+        self.lock()
+            .deny(id, reason)
+            .map_err(|e| Misuse(e.to_string()))
+    }
+
+    /// Feeds the result of dispatched call `id`.
+    ///
+    /// # Errors
+    /// [`Misuse`] when `id` is not running (unknown, answered, cancelled, timed out).
+    pub fn complete(&self, id: &str, result: ToolResult) -> Result<(), Misuse> {
+        self.lock()
+            .complete(id, result)
+            .map_err(|e| Misuse(e.to_string()))
+    }
+
+    /// Feeds the host's failure to run call `id` (a raising handler, non-JSON data).
+    ///
+    /// # Errors
+    /// As [`Session::complete`].
+    pub fn fail(&self, id: &str, message: String) -> Result<(), Misuse> {
+        self.lock()
+            .fail(id, Failure::Host(message))
+            .map_err(|e| Misuse(e.to_string()))
+    }
+
+    /// Interrupts the run: it settles `interrupted` with its audit.
+    pub fn cancel(&self) {
+        self.lock().cancel();
+    }
+}
