@@ -1,6 +1,8 @@
 //! Runs one ptc workload a few times, for profilers: `valgrind --tool=callgrind
 //! --toggle-collect='*profile_measure*' target/release/examples/profile fib25 1`.
-//! Workloads: fib25 loop loop-unmetered list strings host cold shared-N fanout; `disasm-NAME`
+//! Workloads: fib25 loop loop-unmetered list strings host cold shared-N fanout closures
+//! plist build prim-CASE (`workloads::PRIM_CASES`); with feature `peers`, `lua-NAME` runs
+//! Lua 5.4's `NAME` (fib loop_sum list strings closures plist build cold); `disasm-NAME`
 //! prints a program's bytecode instead.
 
 use ptc_benches::ptc::{self, Host};
@@ -38,6 +40,11 @@ fn main() {
         return;
     }
     let mut run: Box<dyn FnMut() -> i64> = match workload.as_str() {
+        #[cfg(feature = "peers")]
+        lua if lua.starts_with("lua-") => match lua.strip_prefix("lua-").unwrap_or(lua) {
+            "cold" => ptc_benches::peers::lua::cold(true),
+            name => ptc_benches::peers::lua::runner(name),
+        },
         "cold" => Box::new(|| ptc::cold(programs::COLD, &host).unwrap_or_else(|e| panic!("{e}"))),
         "fanout" => {
             let program = compiled(programs::FANOUT);
@@ -59,9 +66,18 @@ fn main() {
                 "list" => (programs::LIST.to_owned(), true),
                 "strings" => (programs::STRINGS.to_owned(), true),
                 "host" => (programs::HOST.to_owned(), true),
+                "closures" => (ptc_benches::workloads::closures_source(), true),
+                "plist" => (ptc_benches::workloads::plist_source(), true),
+                "build" => (ptc_benches::workloads::build_source(), true),
                 other => match other.strip_prefix("shared-").and_then(|n| n.parse().ok()) {
                     Some(n) => (ptc::shared_list_source(n), true),
-                    None => panic!("unknown workload {other}"),
+                    None => match ptc_benches::workloads::PRIM_CASES
+                        .iter()
+                        .find(|(name, _)| other.strip_prefix("prim-") == Some(*name))
+                    {
+                        Some((_, expr)) => (ptc_benches::workloads::prim_source(expr), true),
+                        None => panic!("unknown workload {other}"),
+                    },
                 },
             };
             let program = compiled(&source);

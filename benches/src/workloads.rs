@@ -31,6 +31,31 @@ pub const FANOUT_CALLS: usize = 256;
 pub const FANOUT_CONCURRENCY: usize = 16;
 /// Sleep of each fan-out call, in milliseconds.
 pub const FANOUT_SLEEP_MS: u64 = 1;
+/// Closures created and called in the closures workload (issue #16).
+pub const CLOSURES_N: i64 = 10_000;
+/// Expected sum of `(+ 1 i)` over the closures' captured `i` in 0..CLOSURES_N.
+pub const CLOSURES_EXPECTED: i64 = CLOSURES_N * (CLOSURES_N + 1) / 2;
+/// Entries (key/value pairs) of the plist workload's plist.
+pub const PLIST_ENTRIES: i64 = 50;
+/// Rounds over all keys in the plist workload: `PLIST_ROUNDS * PLIST_ENTRIES` = 100 000
+/// lookups.
+pub const PLIST_ROUNDS: i64 = 2_000;
+/// Expected sum of every looked-up value (key `:kI` holds `I`).
+pub const PLIST_EXPECTED: i64 = PLIST_ROUNDS * PLIST_ENTRIES * (PLIST_ENTRIES - 1) / 2;
+/// Lines appended one `concat` at a time in the string-building workload.
+pub const BUILD_LINES: i64 = 2_500;
+/// Calls in each primitive-call case.
+pub const PRIM_CALLS: i64 = 100_000;
+/// The primitive-call cases: a name and the expression called [`PRIM_CALLS`] times with
+/// two small arguments (`baseline` is the same loop with a variable instead of a call, so
+/// a case's overhead per call is its count minus the baseline's, over [`PRIM_CALLS`]).
+pub const PRIM_CASES: [(&str, &str); 5] = [
+    ("baseline", "p"),
+    ("plist-get", "(plist-get p :a)"),
+    ("assq", "(assq 'a al)"),
+    ("nth", "(nth 0 al)"),
+    ("equal", "(equal s \"ab\")"),
+];
 
 /// ptc program texts (`benches/programs/*.lisp`).
 pub mod programs {
@@ -50,6 +75,62 @@ pub mod programs {
     pub const SHARED_LIST: &str = include_str!("../programs/shared_list.lisp");
     /// Workload 9.
     pub const FANOUT: &str = include_str!("../programs/fanout256.lisp");
+    /// Closures (issue #16), `@N@` the count.
+    pub const CLOSURES: &str = include_str!("../programs/closures.lisp");
+    /// `plist-get` on a 50-entry plist (issue #16).
+    pub const PLIST: &str = include_str!("../programs/plist_get.lisp");
+    /// A string built by `concat`, split, joined, upcased (issue #16).
+    pub const BUILD: &str = include_str!("../programs/string_build.lisp");
+    /// A primitive called in a loop (issue #16), `@EXPR@` the call.
+    pub const PRIM: &str = include_str!("../programs/prim_call.lisp");
+}
+
+/// The closures workload: 10 000 closures made by a function, then each called once.
+#[must_use]
+pub fn closures_source() -> String {
+    programs::CLOSURES.replace("@N@", &CLOSURES_N.to_string())
+}
+
+/// The plist workload: a plist `(:k0 0 :k1 1 ...)` of [`PLIST_ENTRIES`] entries, every key
+/// looked up [`PLIST_ROUNDS`] times.
+#[must_use]
+pub fn plist_source() -> String {
+    let keys: Vec<String> = (0..PLIST_ENTRIES).map(|i| format!(":k{i}")).collect();
+    let plist: Vec<String> = (0..PLIST_ENTRIES).map(|i| format!(":k{i} {i}")).collect();
+    programs::PLIST
+        .replace("@PLIST@", &plist.join(" "))
+        .replace("@KEYS@", &keys.join(" "))
+        .replace("@ROUNDS@", &PLIST_ROUNDS.to_string())
+}
+
+/// One line of the string-building workload, as both engines append it.
+#[must_use]
+pub fn build_line(i: i64) -> String {
+    format!("line {i}: lorem ipsum dolor sit amet, consectetur\n")
+}
+
+/// The string-building workload: [`BUILD_LINES`] appends, then split on newlines, joined
+/// with commas, upcased; the answer is the length.
+#[must_use]
+pub fn build_source() -> String {
+    programs::BUILD.replace("@N@", &BUILD_LINES.to_string())
+}
+
+/// Expected answer of the string-building workload: split keeps the empty string after
+/// the last newline, so the joined text is as long as the built one.
+#[must_use]
+pub fn build_expected() -> i64 {
+    let text: String = (0..BUILD_LINES).map(build_line).collect();
+    let joined = text.split('\n').collect::<Vec<_>>().join(",");
+    i64::try_from(joined.to_uppercase().len()).unwrap_or(i64::MAX)
+}
+
+/// A primitive-call case's program: `expr` evaluated [`PRIM_CALLS`] times.
+#[must_use]
+pub fn prim_source(expr: &str) -> String {
+    programs::PRIM
+        .replace("@EXPR@", expr)
+        .replace("@N@", &PRIM_CALLS.to_string())
 }
 
 /// The text of workload 4: 1 427 lines of 61 to 84 bytes, every 10th containing
@@ -142,7 +223,32 @@ local function host(paths)
   for i = 1, #paths do total = total + #read(paths[i]) end
   return total
 end
-return { fib = fib, loop_sum = loop_sum, list = list, strings = strings, host = host }
+local function closures(n)
+  local fs = {}
+  for i = 0, n - 1 do fs[#fs+1] = function(x) return x + i end end
+  local total = 0
+  for i = 1, #fs do total = total + fs[i](1) end
+  return total
+end
+local function plist(rounds, entries)
+  local t, keys = {}, {}
+  for i = 0, entries - 1 do keys[#keys+1] = "k" .. i; t["k" .. i] = i end
+  local total = 0
+  for r = 1, rounds do
+    for j = 1, #keys do total = total + t[keys[j]] end
+  end
+  return total
+end
+local function build(n)
+  local s = ""
+  for i = 0, n - 1 do s = s .. "line " .. tostring(i) .. ": lorem ipsum dolor sit amet, consectetur\n" end
+  local parts = {}
+  for line in string.gmatch(s, "([^\n]*)\n") do parts[#parts+1] = line end
+  parts[#parts+1] = ""
+  return #string.upper(table.concat(parts, ","))
+end
+return { fib = fib, loop_sum = loop_sum, list = list, strings = strings, host = host,
+         closures = closures, plist = plist, build = build }
 "#;
     /// The 10-line request of workload 6.
     pub const COLD: &str = r#"local config = { name = "job", count = 2 }

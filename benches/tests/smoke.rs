@@ -101,3 +101,34 @@ fn fanout() {
         );
     }
 }
+
+#[test]
+fn closures() {
+    assert_eq!(
+        once(&workloads::closures_source()),
+        workloads::CLOSURES_EXPECTED
+    );
+}
+
+#[test]
+fn plist_get() {
+    assert_eq!(once(&workloads::plist_source()), workloads::PLIST_EXPECTED);
+}
+
+#[test]
+fn string_build() {
+    let expected = workloads::build_expected();
+    assert!(expected > 100 * 1024, "{expected}");
+    assert_eq!(once(&workloads::build_source()), expected);
+}
+
+#[test]
+fn primitive_calls() {
+    for (name, expr) in workloads::PRIM_CASES {
+        assert_eq!(
+            once(&workloads::prim_source(expr)),
+            workloads::PRIM_CALLS,
+            "{name}"
+        );
+    }
+}

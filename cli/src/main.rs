@@ -225,7 +225,10 @@ fn expression_bytes(expression: std::ffi::OsString) -> Vec<u8> {
 }
 
 /// The outcome of a script that is not UTF-8: bad input (kind `input`), nothing ran.
-fn not_utf8_outcome(diagnostic: &ptc_compiler::Diagnostic, id: Option<String>) -> ptc_runtime::Outcome {
+fn not_utf8_outcome(
+    diagnostic: &ptc_compiler::Diagnostic,
+    id: Option<String>,
+) -> ptc_runtime::Outcome {
     ptc_runtime::Outcome {
         id: id.unwrap_or_else(ptc_runtime::fresh_id),
         kind: ptc_runtime::OutcomeKind::ScriptError,

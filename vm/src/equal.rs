@@ -31,6 +31,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// `(eq A B)`: identity (see the module docs for numbers).
+#[inline]
 #[must_use]
 pub fn eq(a: &Value, b: &Value) -> bool {
     match (a, b) {

@@ -251,6 +251,7 @@ impl Value {
     }
 
     /// The weight of this value, in O(1).
+    #[inline]
     #[must_use]
     pub fn weight(&self) -> Weight {
         match self {

@@ -50,7 +50,8 @@ fn function(table: &Table, name: &str) -> Function {
     table.get(name).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Workloads 1-5 by name (`fib`, `loop_sum`, `list`, `strings`, `host`).
+/// Workloads 1-5 by name (`fib`, `loop_sum`, `list`, `strings`, `host`) and issue #16's
+/// `closures`, `plist`, `build` (Lua 5.4 and Luau only).
 #[must_use]
 pub fn runner(workload: &str) -> Runner {
     let (lua, table) = state();
@@ -81,6 +82,21 @@ pub fn runner(workload: &str) -> Runner {
                 .unwrap_or_else(|e| panic!("{e}"));
             Box::new(move || keep(&lua) + f.call::<i64>(paths.clone()).unwrap_or_else(|e| fail(&e)))
         }
+        "closures" => Box::new(move || {
+            keep(&lua)
+                + f.call::<i64>(workloads::CLOSURES_N)
+                    .unwrap_or_else(|e| fail(&e))
+        }),
+        "plist" => Box::new(move || {
+            keep(&lua)
+                + f.call::<i64>((workloads::PLIST_ROUNDS, workloads::PLIST_ENTRIES))
+                    .unwrap_or_else(|e| fail(&e))
+        }),
+        "build" => Box::new(move || {
+            keep(&lua)
+                + f.call::<i64>(workloads::BUILD_LINES)
+                    .unwrap_or_else(|e| fail(&e))
+        }),
         other => panic!("unknown workload {other}"),
     }
 }

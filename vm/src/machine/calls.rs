@@ -9,44 +9,33 @@
 use super::dispatch::{Flow, put};
 use super::fuel::step_budget;
 use super::tools::closure_boundary;
-use super::{Args, Frame, Machine, internal};
+use super::{Args, Frame, Machine, internal, retain};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::check_weight;
 use crate::limits::Limits;
 use crate::prims::{PRIMITIVES, PrimCtx};
 use crate::print::{self, Style};
 use crate::program::{Callable, Function, Program};
+use crate::regexp::RegexCache;
+use crate::step::Stats;
+use crate::symbol::Symbols;
 use crate::value::{Closure, Value, Weight};
 use std::sync::Arc;
 
 impl Machine {
-    /// Calls a primitive with the operand accounting of the dialect: arity, the value budget
-    /// of the argument list with shared structure counted per use, the call, then the
-    /// primitive's work (fuel), its fresh structure (retained) and its result's size.
+    /// Calls a primitive with the operand accounting of the dialect (see [`call_primitive`]).
     pub(super) fn primitive(&mut self, index: usize, args: &[Value]) -> Result<Value> {
-        let prim = PRIMITIVES
-            .get(index)
-            .ok_or_else(|| internal("primitive index"))?;
-        if !prim.accepts(args.len()) {
-            return Err(Error::script(format!(
-                "Wrong number of arguments: {}, {}",
-                prim.name,
-                args.len()
-            )));
-        }
-        let total = args.iter().fold(Weight::leaf(0), |w, a| w.plus(a.weight()));
-        check_weight(total, &self.limits)?;
-        let mut ctx = PrimCtx::new(&self.limits, &mut self.symbols).with_regexps(&mut self.regexps);
-        let result = (prim.run)(&mut ctx, args);
-        let (work, allocated) = (ctx.work(), ctx.allocated());
-        self.stats.fuel_used = self.stats.fuel_used.saturating_add(work);
-        let value = result?;
-        if self.metered && self.stats.fuel_used > self.limits.steps {
-            return Err(step_budget(&self.limits, self.stats.fuel_used));
-        }
-        self.charge_retained(allocated)?;
-        check_weight(value.weight(), &self.limits)?;
-        Ok(value)
+        call_primitive(
+            PrimRun {
+                limits: &self.limits,
+                symbols: &mut self.symbols,
+                regexps: &mut self.regexps,
+                stats: &mut self.stats,
+                metered: self.metered,
+            },
+            index,
+            args,
+        )
     }
 
     /// What a callable value names, or the dialect's error for a value that is not one.
@@ -306,4 +295,65 @@ pub(super) fn arity_error(func: &Function, given: usize) -> Error {
     Error::script(format!(
         "Wrong number of arguments: expected {expected}, got {given}"
     ))
+}
+
+/// The parts of the machine a primitive call touches, borrowed apart from the register
+/// file so the arguments can be passed straight from their registers.
+pub(super) struct PrimRun<'m> {
+    pub(super) limits: &'m Limits,
+    pub(super) symbols: &'m mut Symbols,
+    pub(super) regexps: &'m mut RegexCache,
+    pub(super) stats: &'m mut Stats,
+    pub(super) metered: bool,
+}
+
+/// Calls primitive `index` with the operand accounting of the dialect: arity, the value
+/// budget of the argument list with shared structure counted per use, the call, then the
+/// primitive's work (fuel), its fresh structure (retained) and its result's size.
+#[inline]
+pub(super) fn call_primitive(run: PrimRun<'_>, index: usize, args: &[Value]) -> Result<Value> {
+    let prim = PRIMITIVES
+        .get(index)
+        .ok_or_else(|| internal("primitive index"))?;
+    if !prim.accepts(args.len()) {
+        return Err(Error::script(format!(
+            "Wrong number of arguments: {}, {}",
+            prim.name,
+            args.len()
+        )));
+    }
+    check_arguments(args, run.limits)?;
+    let mut ctx = PrimCtx::new(run.limits, run.symbols).with_regexps(run.regexps);
+    let result = (prim.run)(&mut ctx, args);
+    let (work, allocated) = (ctx.work(), ctx.allocated());
+    run.stats.fuel_used = run.stats.fuel_used.saturating_add(work);
+    let value = result?;
+    if run.metered && run.stats.fuel_used > run.limits.steps {
+        return Err(step_budget(run.limits, run.stats.fuel_used));
+    }
+    retain(run.stats, run.limits, allocated)?;
+    check_weight(value.weight(), run.limits)?;
+    Ok(value)
+}
+
+/// The value budget of an argument list (its weight, shared structure counted per use).
+/// An integer is first counted at its widest (20 bytes), which needs no logarithm; only
+/// when that bound is over the budget is the exact weight computed, so the outcome is
+/// the exact check's.
+#[inline]
+fn check_arguments(args: &[Value], limits: &Limits) -> Result<()> {
+    let (mut bytes, mut nodes) = (0u64, 1u64);
+    for arg in args {
+        let weight = match arg {
+            Value::Int(_) => Weight::leaf(20),
+            other => other.weight(),
+        };
+        bytes = bytes.saturating_add(weight.bytes);
+        nodes = nodes.saturating_add(weight.nodes);
+    }
+    if bytes <= limits.value_bytes && nodes <= limits.value_nodes {
+        return Ok(());
+    }
+    let total = args.iter().fold(Weight::leaf(0), |w, a| w.plus(a.weight()));
+    check_weight(total, limits)
 }

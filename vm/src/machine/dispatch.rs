@@ -7,6 +7,7 @@
 //! into `stats.fuel_used` before any slow path and on every exit; a fast path either
 //! completes its instruction or changes nothing and falls through to the general path.
 
+use super::calls::{PrimRun, call_primitive};
 use super::{Frame, Machine, State, internal};
 use crate::error::Result;
 use crate::isa::{Op, Reg};
@@ -310,6 +311,48 @@ impl Machine {
                             pc = 0;
                             base = new_base;
                             continue;
+                        }
+                    }
+                }
+                // A primitive call, its arguments passed in place from their registers.
+                Op::CallPrim {
+                    dst,
+                    prim,
+                    args,
+                    argc,
+                } => {
+                    let start = base + args.as_usize();
+                    if let Some(args) = regs.get(start..start + usize::from(argc)) {
+                        sync!();
+                        let run = PrimRun {
+                            limits: &self.limits,
+                            symbols: &mut self.symbols,
+                            regexps: &mut self.regexps,
+                            stats: &mut self.stats,
+                            metered: self.metered,
+                        };
+                        let outcome = call_primitive(run, prim.as_usize(), args);
+                        // The primitive may have charged work beyond the instruction itself.
+                        let fuel = self.stats.fuel_used;
+                        if fuel >= self.fuel_mark {
+                            self.fuel_mark = fuel;
+                            left = 0;
+                        } else {
+                            left = self.fuel_mark - fuel;
+                        }
+                        match outcome {
+                            Ok(value) => {
+                                if put(regs, base + dst.as_usize(), value) {
+                                    continue;
+                                }
+                                self.save_pc(pc);
+                                return Err(internal("register out of range")
+                                    .with_span(span_at(func, pc.saturating_sub(1))));
+                            }
+                            Err(error) => {
+                                self.save_pc(pc);
+                                return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
+                            }
                         }
                     }
                 }

@@ -5,6 +5,7 @@
 //! Invariant: a register index the verifier should have bounded but did not becomes an
 //! internal error, never a panic.
 
+use super::calls::{PrimRun, call_primitive};
 use super::dispatch::{Flow, put};
 use super::{Args, Machine, State, fast, internal};
 use crate::error::{Error, ErrorKind, Result};
@@ -260,8 +261,20 @@ impl Machine {
                 args,
                 argc,
             } => {
-                let args = self.args(base, args, argc)?;
-                let value = self.primitive(prim.as_usize(), &args)?;
+                // The arguments are passed in place, from their registers.
+                let start = base + args.as_usize();
+                let args = self
+                    .regs
+                    .get(start..start + usize::from(argc))
+                    .ok_or_else(|| internal("argument block out of range"))?;
+                let run = PrimRun {
+                    limits: &self.limits,
+                    symbols: &mut self.symbols,
+                    regexps: &mut self.regexps,
+                    stats: &mut self.stats,
+                    metered: self.metered,
+                };
+                let value = call_primitive(run, prim.as_usize(), args)?;
                 self.set(base, dst, value)?;
             }
             Op::CallValue {

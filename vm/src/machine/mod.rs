@@ -289,18 +289,23 @@ impl Machine {
     }
 
     pub(super) fn charge_retained(&mut self, bytes: u64) -> Result<()> {
-        self.stats.retained_bytes = self.stats.retained_bytes.saturating_add(bytes);
-        if self.stats.retained_bytes > self.limits.retained_bytes {
-            return Err(Error::new(
-                ErrorKind::RetainedValue,
-                format!(
-                    "Script exceeded its retained value budget of {} bytes",
-                    self.limits.retained_bytes
-                ),
-            ));
-        }
-        Ok(())
+        retain(&mut self.stats, &self.limits, bytes)
     }
+}
+
+/// Charges `bytes` of fresh structure to the retained budget; over it is an error.
+pub(super) fn retain(stats: &mut Stats, limits: &Limits, bytes: u64) -> Result<()> {
+    stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
+    if stats.retained_bytes > limits.retained_bytes {
+        return Err(Error::new(
+            ErrorKind::RetainedValue,
+            format!(
+                "Script exceeded its retained value budget of {} bytes",
+                limits.retained_bytes
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Indices of the primitives behind the fast-path instructions, pinned by a test.

@@ -63,6 +63,14 @@ pub(super) fn new_string(ctx: &mut PrimCtx<'_>, text: String) -> Value {
     Value::string(text)
 }
 
+/// The bytes of the strings among `values` (other sequences count 0): the capacity to
+/// reserve for their concatenation.
+fn string_bytes<'v>(values: impl Iterator<Item = &'v Value>) -> usize {
+    values.fold(0, |sum, value| {
+        sum.saturating_add(value.as_str().map_or(0, str::len))
+    })
+}
+
 /// The string argument `value`, or a `stringp` type error.
 pub(super) fn string_arg<'v>(ctx: &PrimCtx<'_>, value: &'v Value) -> Result<&'v str> {
     value
@@ -124,7 +132,8 @@ fn push_sequence(ctx: &mut PrimCtx<'_>, out: &mut String, value: &Value) -> Resu
 
 /// `(concat &rest SEQUENCES)`
 pub(super) fn concat(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    let mut out = String::new();
+    // Reserved once: the string arguments' bytes (an append loop copies, not reallocates).
+    let mut out = String::with_capacity(string_bytes(args.iter()));
     for arg in args {
         push_sequence(ctx, &mut out, arg)?;
     }
@@ -398,7 +407,11 @@ pub(super) fn string_join(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value
     if let Some(value) = args.get(1) {
         push_sequence(ctx, &mut separator, value)?;
     }
-    let mut out = String::new();
+    let separators = separator
+        .len()
+        .saturating_mul(items.len().saturating_sub(1));
+    let mut out =
+        String::with_capacity(string_bytes(items.iter().copied()).saturating_add(separators));
     for (index, item) in items.into_iter().enumerate() {
         if index > 0 {
             out.push_str(&separator);

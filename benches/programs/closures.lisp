@@ -1,0 +1,10 @@
+;; Issue #16: @N@ closures made by a function, each called once; sum of (+ 1 i).
+(defun adder (n)
+  (lambda (x) (+ x n)))
+(let ((fs nil)
+      (total 0))
+  (dotimes (i @N@)
+    (push (adder i) fs))
+  (dolist (f fs)
+    (setq total (+ total (funcall f 1))))
+  total)
