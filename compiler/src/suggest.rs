@@ -80,7 +80,6 @@ pub const CURATED: &[(&str, &str)] = &[
     ("cl-case", "use cond with eq or equal"),
     ("cl-typecase", "use cond with stringp, numberp, consp ..."),
     ("cl-destructuring-bind", "use let with car/nth/plist-get"),
-    ("seq-let", "use let with car/nth"),
     ("setf", "use setq on a variable"),
     ("defvar", "there are no globals; bind with let"),
     ("defconst", "there are no globals; bind with let"),

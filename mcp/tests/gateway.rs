@@ -283,11 +283,11 @@ async fn the_client_sees_two_tools_and_the_listing_in_instructions() {
     let info = client.peer_info().unwrap();
     let instructions = info.instructions.clone().unwrap();
     assert!(
-        instructions.contains("- (up.echo :text \"<text>\") — The echo tool."),
+        instructions.contains("- (up.echo :text STRING) — The echo tool."),
         "{instructions}"
     );
     assert!(
-        instructions.contains("(other.sum :a 0 :b 0)"),
+        instructions.contains("(other.sum :a NUMBER :b NUMBER)"),
         "{instructions}"
     );
     // Names the reader cannot take as one symbol are skipped.
@@ -319,7 +319,7 @@ async fn the_client_sees_two_tools_and_the_listing_in_instructions() {
     let found = serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap();
     let tools = found["structuredContent"]["tools"].as_array().unwrap();
     assert_eq!(tools[0]["name"], "up.sum", "{found}");
-    assert_eq!(tools[0]["callingShape"], "(up.sum :a 0 :b 0)");
+    assert_eq!(tools[0]["callingShape"], "(up.sum :a NUMBER :b NUMBER)");
     assert_eq!(tools[0]["inputSchema"]["required"], json!(["a", "b"]));
     assert!(tools.iter().any(|t| t["name"] == "other.sleep"));
     assert!(tools.len() <= 5);

@@ -327,7 +327,11 @@ mod tests {
         running
             .calls
             .push(AuditRecord::new("ptc-1", 1, "Read", Status::Running));
-        store.write_now(&running).unwrap();
+        // Written by a run that then crashed: its store (process) is gone.
+        FileStore::open(store.dir())
+            .unwrap()
+            .write_now(&running)
+            .unwrap();
         let mut settled = Checkpoint::running("ptc-2", "1");
         settled.state = CheckpointState::Settled;
         settled.result = Some("1".into());

@@ -372,6 +372,14 @@ impl Calls {
     }
 }
 
+impl Drop for Calls {
+    /// A run whose future is dropped cancels every call it still holds, so no handler
+    /// (nor a blocking-pool thread driving one) outlives its run.
+    fn drop(&mut self) {
+        self.cancel_all();
+    }
+}
+
 /// Sends the envelope's new snapshots to the host's sink.
 fn report(envelope: &mut Envelope, sink: Option<&Arc<dyn ProgressSink>>) {
     if let Some(sink) = sink {

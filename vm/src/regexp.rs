@@ -200,9 +200,17 @@ impl Regex {
         if !captures.is_match() {
             return None;
         }
+        // The marker groups around negated bracket classes are not the guest's groups:
+        // skip them so `\\(...\\)` groups keep Emacs's numbers.
+        let names = self
+            .regex
+            .group_info()
+            .pattern_names(regex_automata::PatternID::ZERO);
         Some(
-            (0..captures.group_len())
-                .map(|group| captures.get_group(group).map(|span| (span.start, span.end)))
+            names
+                .enumerate()
+                .filter(|(_, name)| !name.is_some_and(|n| n.starts_with(NEGATED)))
+                .map(|(group, _)| captures.get_group(group).map(|span| (span.start, span.end)))
                 .collect(),
         )
     }
@@ -840,6 +848,34 @@ fn fold(hir: &Hir, memo: &mut FoldMemo) -> Hir {
     }
 }
 
+/// `hir` with its capture groups numbered 1, 2, ... in order of their opening parenthesis:
+/// [`fold`] turns the marker groups of negated classes into plain classes, which would
+/// leave gaps in the numbering (and shift the guest's `\\(...\\)` groups).
+fn renumber(hir: &Hir, next: &mut u32) -> Hir {
+    match hir.kind() {
+        HirKind::Capture(capture) => {
+            let index = *next;
+            *next += 1;
+            Hir::capture(hir::Capture {
+                index,
+                name: capture.name.clone(),
+                sub: Box::new(renumber(&capture.sub, next)),
+            })
+        }
+        HirKind::Repetition(repetition) => Hir::repetition(hir::Repetition {
+            min: repetition.min,
+            max: repetition.max,
+            greedy: repetition.greedy,
+            sub: Box::new(renumber(&repetition.sub, next)),
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(|h| renumber(h, next)).collect()),
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.iter().map(|h| renumber(h, next)).collect())
+        }
+        _ => hir.clone(),
+    }
+}
+
 /// Compiles translated syntax with the engine's limits: parsed case-sensitively, folded
 /// by [`fold`], then compiled from the folded syntax tree.
 fn build(translated: &str) -> Result<meta::Regex, &'static str> {
@@ -849,7 +885,7 @@ fn build(translated: &str) -> Result<meta::Regex, &'static str> {
         .build()
         .parse(translated)
         .map_err(|_| "Invalid regular expression")?;
-    let folded = fold(&parsed, &mut FoldMemo::new());
+    let folded = renumber(&fold(&parsed, &mut FoldMemo::new()), &mut 1);
     meta::Builder::new()
         .configure(
             meta::Config::new()

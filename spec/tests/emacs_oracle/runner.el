@@ -13,9 +13,15 @@
 ;; - `take' (Emacs 29): the first N elements of LIST, as a new list.
 ;; - one-argument `sort' (Emacs 30): an ascending sorted copy by `value<' (numbers
 ;;   numerically, strings and symbols by name, lists lexicographically; mixed types error).
+;; - `incf'/`decf' (Emacs 31; earlier only through the obsolete `cl'): `cl-incf'/`cl-decf'.
+;; - `json-encode' and friends: Emacs 28 autoloads them only after (require 'json).
 
 (require 'subr-x)
 (require 'cl-lib)
+(require 'json)
+
+(unless (fboundp 'incf) (defalias 'incf 'cl-incf))
+(unless (fboundp 'decf) (defalias 'decf 'cl-decf))
 
 (unless (fboundp 'take)
   (defun take (n list)
@@ -96,7 +102,7 @@
                       (or (catch 'ptc-oracle--skip
                             (list "value" (prin1-to-string (ptc-oracle--eval (nth 1 case)))))
                           (list "skip" ""))
-                    ((debug error quit) (list "error" (prin1-to-string err))))))
+                    ((debug t) (list "error" (prin1-to-string err))))))
       (push (format "%s\t%s\t%s\n" (nth 0 case) (nth 0 result) (ptc-oracle--hex (nth 1 result)))
             lines)))
   (let ((coding-system-for-write 'utf-8-unix))
