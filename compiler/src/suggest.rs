@@ -160,10 +160,6 @@ pub const CURATED: &[(&str, &str)] = &[
     ("call-process", "there are no processes; call a tool"),
     ("process-lines", "there are no processes; call a tool"),
     (
-        "message",
-        "the script's final value is its result; return the text",
-    ),
-    (
         "print",
         "the script's final value is its result; return the value",
     ),

@@ -682,7 +682,11 @@ impl<'a> Lowerer<'a> {
                 self.emit(Op::Add { dst, lhs, rhs })?;
             }
             ("-", [lhs, rhs]) => {
-                if let Some(imm) = small_int(rhs).and_then(|i| i.checked_neg()) {
+                // Not for 0: x + 0 would turn -0.0 into 0.0, where x - 0 keeps it.
+                if let Some(imm) = small_int(rhs)
+                    .filter(|&i| i != 0)
+                    .and_then(|i| i.checked_neg())
+                {
                     let lhs = self.operand(lhs)?;
                     self.emit(Op::AddImm { dst, lhs, imm })?;
                     return Ok(());

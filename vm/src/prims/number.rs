@@ -53,7 +53,14 @@ fn fold(ctx: &mut PrimCtx<'_>, op: Op, first: Number, rest: &[Value]) -> Result<
 
 /// `(+ &rest NUMBERS)`
 pub(super) fn add(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    let sum = fold(ctx, Op::Add, Number::Int(0), args)?;
+    // Folded from the first argument, not from 0: `(+ -0.0 -0.0)` is -0.0 in IEEE and in
+    // Emacs, while 0 + -0.0 would be 0.0.
+    let Some((first, rest)) = args.split_first() else {
+        return Ok(Value::Int(0));
+    };
+    let first = number_or_marker(ctx, first)?;
+    ctx.charge(first.words());
+    let sum = fold(ctx, Op::Add, first, rest)?;
     finish(ctx, sum)
 }
 
