@@ -86,14 +86,14 @@ static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
 pub fn fresh_id() -> String {
     static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let tag = TAG.get_or_init(|| {
-        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+        use std::hash::BuildHasher as _;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos());
         // RandomState adds the standard library's per-process random keys.
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        (std::process::id(), nanos).hash(&mut hasher);
-        format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
+        let hash = std::collections::hash_map::RandomState::new()
+            .hash_one((std::process::id(), nanos));
+        format!("{:012x}", hash & 0xffff_ffff_ffff)
     });
     format!(
         "ptc-{tag}-{}",
