@@ -91,8 +91,8 @@ pub fn fresh_id() -> String {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos());
         // RandomState adds the standard library's per-process random keys.
-        let hash = std::collections::hash_map::RandomState::new()
-            .hash_one((std::process::id(), nanos));
+        let hash =
+            std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos));
         format!("{:012x}", hash & 0xffff_ffff_ffff)
     });
     format!(
