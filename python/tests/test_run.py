@@ -154,7 +154,7 @@ def test_describe_and_check(weather: ptc.Tool) -> None:
     description = ptc.describe([weather])
     assert description["name"] == "ToolCall"
     assert description["input_schema"]["required"] == ["expression"]
-    assert '(Weather :city "<city>")' in description["listing"]
+    assert '(Weather :city STRING &optional :unit STRING)' in description["listing"]
     assert "Gives the weather of a city." in description["listing"]
     assert ptc.check(SCRIPT, [weather]) == []
     diagnostics = ptc.check("(Wether :city 1)", [weather])
