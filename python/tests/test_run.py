@@ -56,7 +56,12 @@ def test_bad_limits_are_value_errors(weather: ptc.Tool) -> None:
 
 
 def test_invalid_arguments_are_refused_before_the_handler(weather: ptc.Tool) -> None:
-    outcome = ptc.run("(let ((r (Weather :city 12))) (plist-get r :error))", [weather])
+    # A literal of the wrong type is refused by preflight before anything runs...
+    refused = ptc.run("(Weather :city 12)", [weather])
+    assert refused.outcome == "script-error" and refused.error["kind"] == "preflight"
+    assert refused.calls == []
+    # ...a computed one at dispatch, as the guest's error value.
+    outcome = ptc.run("(let ((r (Weather :city (+ 10 2)))) (plist-get r :error))", [weather])
     assert outcome.outcome == "completed"
     assert outcome.value.startswith("Error: ")
     assert outcome.calls[0]["status"] == "error"
