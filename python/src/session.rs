@@ -172,7 +172,7 @@ impl Program {
             id: id.unwrap_or_else(ptc_runtime::fresh_id),
             options: EnvelopeOptions {
                 ask_permission,
-                checkpoints: false,
+                journal: false,
                 progress: false,
             },
         };
@@ -228,8 +228,8 @@ impl Session {
             let now = Instant::now();
             match envelope.poll(now) {
                 // Checkpoints are off; acknowledge defensively should one ever be asked.
-                Event::Checkpoint(_) => {
-                    let _ = envelope.checkpoint_written(true);
+                Event::Journal(_) => {
+                    let _ = envelope.journal_written(true);
                 }
                 Event::Permission(calls) => return HostEvent::Permission(calls),
                 Event::Dispatch(calls) => return HostEvent::Dispatch(calls),

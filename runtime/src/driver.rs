@@ -3,8 +3,8 @@
 //! [`Runner::run_program`] starts an [`Envelope`] and answers its events: permission asks
 //! go to the host's [`PermissionPolicy`] (a policy that answers at once is applied in
 //! launch order), dispatched calls run their handlers (in isolation from the driver, see
-//! [`crate::dispatch::Isolation`]), cancellations cancel the calls' tokens, checkpoint
-//! records go to the [`CheckpointStore`], pauses yield to the executor, and waits race the
+//! [`crate::dispatch::Isolation`]), cancellations cancel the calls' tokens, journal
+//! records go to the [`JournalStore`], pauses yield to the executor, and waits race the
 //! handlers, pending decisions, the host's [`CancelToken`] and the envelope's next deadline.
 //! Every semantic rule — ids, batches, source order, the audit, timeouts, the wall-clock
 //! bound, the result cap — lives in the envelope.
@@ -17,9 +17,9 @@
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
 
 use crate::cancel::CancelToken;
-use crate::checkpoint::CheckpointStore;
 use crate::dispatch::{self, ChildEnd, Isolation};
 use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
+use crate::journal::JournalStore;
 use crate::outcome::Outcome;
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
 use crate::progress::ProgressSink;
@@ -33,14 +33,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// Runs scripts against one registry with one policy, budget set and checkpoint store.
+/// Runs scripts against one registry with one policy, budget set and journal.
 /// Cheap to share; every run is independent.
 #[derive(Clone)]
 pub struct Runner {
     registry: Arc<Registry>,
     limits: Limits,
     policy: Arc<dyn PermissionPolicy>,
-    checkpoints: Option<Arc<dyn CheckpointStore>>,
+    journal: Option<Arc<dyn JournalStore>>,
     isolation: Isolation,
 }
 
@@ -49,7 +49,7 @@ impl std::fmt::Debug for Runner {
         f.debug_struct("Runner")
             .field("tools", &self.registry.len())
             .field("limits", &self.limits)
-            .field("checkpoints", &self.checkpoints.is_some())
+            .field("journal", &self.journal.is_some())
             .field("isolation", &self.isolation)
             .finish_non_exhaustive()
     }
@@ -81,7 +81,7 @@ static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
 
 /// A fresh envelope id, `ptc-TAG-N`: `TAG` (12 hex digits) is drawn once per process from
 /// its id and start time, `N` counts from 1, so two processes sharing a journal never pick
-/// the same id (and [`crate::FileStore`] refuses a `running` record a live run owns).
+/// the same id (and [`crate::FileJournal`] refuses a `running` record a live run owns).
 #[must_use]
 pub fn fresh_id() -> String {
     static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -104,8 +104,8 @@ pub fn fresh_id() -> String {
 /// Settles a run's `running` journal record as interrupted when the run's future is
 /// dropped before the run settles.
 struct JournalGuard {
-    store: Option<Arc<dyn CheckpointStore>>,
-    running: Option<crate::checkpoint::Checkpoint>,
+    store: Option<Arc<dyn JournalStore>>,
+    running: Option<crate::journal::JournalRecord>,
 }
 
 impl Drop for JournalGuard {
@@ -113,7 +113,7 @@ impl Drop for JournalGuard {
         let (Some(store), Some(record)) = (&self.store, self.running.take()) else {
             return;
         };
-        let record = record.interrupted(crate::checkpoint::INTERRUPTED_BY_DROP);
+        let record = record.interrupted(crate::journal::INTERRUPTED_BY_DROP);
         let mut write = store.write(&record);
         // A store whose write completes at once (the file store) is done here; another
         // finishes on the runtime, when there is one.
@@ -127,14 +127,14 @@ impl Drop for JournalGuard {
 
 impl Runner {
     /// A runner over `registry` with default budgets, allowing every call, without
-    /// checkpoints, running handlers with [`Isolation::Thread`].
+    /// a journal, running handlers with [`Isolation::Thread`].
     #[must_use]
     pub fn new(registry: Arc<Registry>) -> Self {
         Runner {
             registry,
             limits: Limits::default(),
             policy: Arc::new(AllowAll),
-            checkpoints: None,
+            journal: None,
             isolation: Isolation::default(),
         }
     }
@@ -155,8 +155,8 @@ impl Runner {
 
     /// Persists envelopes in `store`.
     #[must_use]
-    pub fn with_checkpoints(mut self, store: Arc<dyn CheckpointStore>) -> Self {
-        self.checkpoints = Some(store);
+    pub fn with_journal(mut self, store: Arc<dyn JournalStore>) -> Self {
+        self.journal = Some(store);
         self
     }
 
@@ -186,7 +186,7 @@ impl Runner {
             id: options.id.clone().unwrap_or_else(fresh_id),
             options: EnvelopeOptions {
                 ask_permission: true,
-                checkpoints: self.checkpoints.is_some(),
+                journal: self.journal.is_some(),
                 progress: options.progress.is_some(),
             },
         }
@@ -212,7 +212,7 @@ impl Runner {
     }
 
     /// Runs a compiled `program` (`direct` names the tool when the script is a provably
-    /// direct call); `script` is recorded in checkpoints.
+    /// direct call); `script` is recorded in the journal.
     pub async fn run_program(
         &self,
         program: Arc<Program>,
@@ -237,7 +237,7 @@ impl Runner {
         } = options;
         let mut calls = Calls::default();
         let mut journal = JournalGuard {
-            store: self.checkpoints.clone(),
+            store: self.journal.clone(),
             running: None,
         };
         loop {
@@ -255,16 +255,16 @@ impl Runner {
                     return *outcome;
                 }
                 Event::Pause => tokio::task::yield_now().await,
-                Event::Checkpoint(record) => {
-                    let written = match &self.checkpoints {
+                Event::Journal(record) => {
+                    let written = match &self.journal {
                         Some(store) => store.write(&record).await.is_ok(),
                         None => true,
                     };
                     journal.running = (written
-                        && record.state == crate::checkpoint::CheckpointState::Running)
+                        && record.state == crate::journal::JournalState::Running)
                         .then_some(record);
                     // The envelope asked for this record, so the acknowledgement fits.
-                    let _ = envelope.checkpoint_written(written);
+                    let _ = envelope.journal_written(written);
                 }
                 Event::Cancel(ids) => calls.cancel(&ids),
                 Event::Permission(requests) => {
@@ -425,7 +425,7 @@ fn json_type(value: &serde_json::Value) -> &'static str {
 }
 
 /// Runs `script` once against `registry` with `limits` and `policy`: the one-call entry for
-/// hosts that need nothing else (no checkpoints, no cancellation, a fresh envelope id).
+/// hosts that need nothing else (no journal, no cancellation, a fresh envelope id).
 pub async fn run(
     script: &str,
     registry: Arc<Registry>,

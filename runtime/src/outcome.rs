@@ -42,7 +42,7 @@ pub fn cap_text(text: String) -> String {
 pub enum OutcomeKind {
     /// The script finished with a value (or a direct call succeeded).
     Completed,
-    /// The script failed: compile diagnostics, a budget, a runtime error, a checkpoint
+    /// The script failed: compile diagnostics, a budget, a runtime error, a journal
     /// failure, or a malformed `{"expression": ...}` object.
     ScriptError,
     /// The permission policy refused a nested call.

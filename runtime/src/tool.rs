@@ -97,7 +97,7 @@ fn first_sentence(text: &str) -> String {
 }
 
 /// A media item a tool returned: a reference with a MIME type and a URI or name. The
-/// payload bytes, when the host has them, never enter the audit or a checkpoint.
+/// payload bytes, when the host has them, never enter the audit or a journal record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MediaRef {
     /// MIME type, e.g. `image/png`.

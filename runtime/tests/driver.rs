@@ -4,8 +4,8 @@
 //! Scripts compiled from source are exercised through the CLI's integration tests.
 
 use ptc_runtime::{
-    BoxFuture, CancelToken, Decision, FileStore, OutcomeKind, PermissionPolicy, PolicyFn, Progress,
-    Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
+    BoxFuture, CancelToken, Decision, FileJournal, OutcomeKind, PermissionPolicy, PolicyFn,
+    Progress, Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
 };
 use ptc_vm::isa::{ConstIdx, Op, Reg, ToolIdx};
 use ptc_vm::program::Function;
@@ -422,7 +422,7 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
 #[tokio::test]
 async fn checkpoints_are_written_before_children_and_on_settlement() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(FileStore::open(dir.path()).unwrap());
+    let store = Arc::new(FileJournal::open(dir.path()).unwrap());
     let seen = Arc::new(std::sync::Mutex::new(None));
     let mut registry = Registry::new();
     let (reader, sink) = (store.clone(), seen.clone());
@@ -436,16 +436,16 @@ async fn checkpoints_are_written_before_children_and_on_settlement() {
             },
         )
         .unwrap();
-    let runner = Runner::new(Arc::new(registry)).with_checkpoints(store.clone());
+    let runner = Runner::new(Arc::new(registry)).with_journal(store.clone());
     let program = assemble(&[("Look", vec![])], false, 0);
     let outcome = runner.run_program(program, None, "(Look)", opts("j")).await;
     assert_eq!(outcome.text, "seen");
     assert_eq!(
         *seen.lock().unwrap(),
-        Some((ptc_runtime::CheckpointState::Running, "(Look)".to_owned()))
+        Some((ptc_runtime::JournalState::Running, "(Look)".to_owned()))
     );
     let settled = store.read_now("j").unwrap();
-    assert_eq!(settled.state, ptc_runtime::CheckpointState::Settled);
+    assert_eq!(settled.state, ptc_runtime::JournalState::Settled);
     assert_eq!(settled.result.as_deref(), Some("seen"));
     assert_eq!(settled.calls.len(), 1);
 }
@@ -591,26 +591,26 @@ struct FailingStore {
     settled_only: bool,
 }
 
-impl ptc_runtime::CheckpointStore for FailingStore {
-    fn write(&self, checkpoint: &ptc_runtime::Checkpoint) -> BoxFuture<std::io::Result<()>> {
-        let result =
-            if self.settled_only && checkpoint.state == ptc_runtime::CheckpointState::Running {
-                Ok(())
-            } else {
-                Err(std::io::Error::other("disk full"))
-            };
+impl ptc_runtime::JournalStore for FailingStore {
+    fn write(&self, checkpoint: &ptc_runtime::JournalRecord) -> BoxFuture<std::io::Result<()>> {
+        let result = if self.settled_only && checkpoint.state == ptc_runtime::JournalState::Running
+        {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("disk full"))
+        };
         Box::pin(std::future::ready(result))
     }
 
-    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::Checkpoint>> {
+    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::JournalRecord>> {
         Box::pin(std::future::ready(Err(std::io::Error::other("disk full"))))
     }
 
-    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::Checkpoint>>> {
+    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::JournalRecord>>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
 
-    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::Checkpoint>>> {
+    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::JournalRecord>>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
 }
@@ -618,7 +618,7 @@ impl ptc_runtime::CheckpointStore for FailingStore {
 #[tokio::test]
 async fn checkpoint_failures_follow_the_original() {
     let ran = Arc::new(AtomicU64::new(0));
-    let runner = Runner::new(registry(ran.clone())).with_checkpoints(Arc::new(FailingStore {
+    let runner = Runner::new(registry(ran.clone())).with_journal(Arc::new(FailingStore {
         settled_only: false,
     }));
     let outcome = runner.run("(Probe :value \"x\")", opts("f")).await;
@@ -630,7 +630,7 @@ async fn checkpoint_failures_follow_the_original() {
     assert_eq!(outcome.error.unwrap().kind, "checkpoint");
     assert_eq!(ran.load(Ordering::SeqCst), 0, "the script must not run");
     let runner = Runner::new(registry(ran.clone()))
-        .with_checkpoints(Arc::new(FailingStore { settled_only: true }));
+        .with_journal(Arc::new(FailingStore { settled_only: true }));
     let outcome = runner.run("(list (Probe :value \"x\"))", opts("g")).await;
     assert_eq!(ran.load(Ordering::SeqCst), 1);
     assert_eq!(outcome.kind, OutcomeKind::ScriptError);

@@ -12,7 +12,7 @@
 //! | [`Event::Permission`] | decides each call | [`Envelope::allow`] / [`Envelope::deny`] |
 //! | [`Event::Dispatch`] | starts each call | [`Envelope::complete`] / [`Envelope::fail`] |
 //! | [`Event::Cancel`] | stops those calls (timed out or abandoned) | nothing |
-//! | [`Event::Checkpoint`] | writes the record durably | [`Envelope::checkpoint_written`] |
+//! | [`Event::Journal`] | writes the record durably | [`Envelope::journal_written`] |
 //! | [`Event::Pause`] | yields to its own scheduler | nothing |
 //! | [`Event::Waiting`] | waits for an answer, its own cancellation or the deadline | whatever came |
 //! | [`Event::Settled`] | returns the [`Outcome`] | nothing more |
@@ -20,20 +20,20 @@
 //! Every `poll` takes the caller's monotonic `now`; the envelope reads no clock. It owns
 //! argument conversion and schema validation, the permission decision point, the
 //! `ENVELOPE/N` ids, batches and source order, bounded parallelism, direct vs composed
-//! results, the audit and its bounds, notes, the result cap, checkpoint timing, progress
+//! results, the audit and its bounds, notes, the result cap, journal record timing, progress
 //! snapshots, fuel pauses, per-call timeouts (`tool-timeout-ms`) and the whole-envelope
 //! wall-clock bound (`seconds`, which counts tool time: budgets.md).
 //!
 //! Invariants:
 //! - No feeding method panics. Misuse by a buggy host — an unknown or duplicate call id,
 //!   an answer for a call that was never dispatched, that timed out or was cancelled, any
-//!   answer after the envelope settled, a checkpoint acknowledgement nobody asked for —
+//!   answer after the envelope settled, a journal acknowledgement nobody asked for —
 //!   is an [`EnvelopeError`] and changes nothing: the audit stays what it was.
 //! - Answers are addressed by call id, never by position, so a batch cannot be resumed
 //!   with the wrong number of results: it resumes when every member has ended.
 //! - Every call the envelope abandons (a timeout, a denial, the host's cancellation, the
 //!   deadline) is named in one [`Event::Cancel`] before the next event.
-//! - With checkpoints on, the start record is acknowledged before any call is dispatched,
+//! - With the journal on, the start record is acknowledged before any call is dispatched,
 //!   and the settled record (one retry) before [`Event::Settled`].
 //! - The type is `Send`, so a binding may keep it behind a mutex.
 //!
@@ -67,7 +67,7 @@
 //!                 envelope.complete(&call.id, result).unwrap();
 //!             }
 //!         }
-//!         Event::Checkpoint(_record) => envelope.checkpoint_written(true).unwrap(),
+//!         Event::Journal(_record) => envelope.journal_written(true).unwrap(),
 //!         Event::Cancel(_ids) => {}  // nothing of ours is still running
 //!         Event::Pause => {}         // a real host yields to its scheduler here
 //!         Event::Waiting { .. } => unreachable!("every call was answered at once"),
@@ -85,7 +85,7 @@ mod calls;
 mod settle;
 
 use crate::audit::{AuditRecord, Status};
-use crate::checkpoint::Checkpoint;
+use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::progress::{self, Progress};
 use crate::tool::{Registry, ToolResult};
@@ -101,8 +101,8 @@ pub struct EnvelopeOptions {
     /// Ask the host's permission for every call ([`Event::Permission`]); when false every
     /// call is allowed and goes straight to [`Event::Dispatch`].
     pub ask_permission: bool,
-    /// Emit [`Event::Checkpoint`] for the start and settled records.
-    pub checkpoints: bool,
+    /// Emit [`Event::Journal`] for the start and settled records.
+    pub journal: bool,
     /// Keep [`Progress`] snapshots for [`Envelope::take_progress`].
     pub progress: bool,
 }
@@ -111,7 +111,7 @@ impl Default for EnvelopeOptions {
     fn default() -> Self {
         EnvelopeOptions {
             ask_permission: true,
-            checkpoints: false,
+            journal: false,
             progress: false,
         }
     }
@@ -181,8 +181,8 @@ pub enum Event {
         /// The earliest per-call timeout or the envelope's deadline, if any.
         deadline: Option<Instant>,
     },
-    /// Write this record durably, then call [`Envelope::checkpoint_written`].
-    Checkpoint(Checkpoint),
+    /// Write this record durably, then call [`Envelope::journal_written`].
+    Journal(JournalRecord),
     /// The envelope settled; later polls repeat it.
     Settled(Box<Outcome>),
 }
@@ -222,9 +222,9 @@ pub enum EnvelopeError {
     /// The envelope has settled; it takes no more answers.
     #[error("the envelope has settled")]
     Settled,
-    /// No checkpoint record was asked for.
-    #[error("no checkpoint record is awaiting acknowledgement")]
-    NoCheckpoint,
+    /// No journal record was asked for.
+    #[error("no journal record is awaiting acknowledgement")]
+    NoJournalRecord,
 }
 
 /// Where one call stands in the envelope's own bookkeeping.
@@ -278,7 +278,7 @@ struct Batch {
 #[derive(Debug)]
 enum Phase {
     /// The start record awaits acknowledgement.
-    StartCheckpoint,
+    StartRecord,
     /// The machine runs next; a step it already returned, if any.
     Ready(Option<Step>),
     /// A suspension is being serviced.
@@ -321,7 +321,7 @@ const _: () = assert_send::<Envelope>();
 
 impl Envelope {
     /// Starts an envelope over a compiled `program`; `direct` names the tool when the
-    /// script is a provably direct call; `script` is recorded in checkpoints.
+    /// script is a provably direct call; `script` is recorded in the journal.
     #[must_use]
     pub fn start(
         config: EnvelopeConfig,
@@ -339,8 +339,8 @@ impl Envelope {
         let deadline = limits
             .seconds
             .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
-        let phase = if options.checkpoints {
-            Phase::StartCheckpoint
+        let phase = if options.journal {
+            Phase::StartRecord
         } else {
             Phase::Ready(None)
         };
@@ -370,7 +370,7 @@ impl Envelope {
 
     /// Compiles `script` against the registry's roster and starts it. Compile
     /// diagnostics settle at once as `script-error` with every message (the first
-    /// diagnostic's kind is the error kind); nothing runs and no checkpoint is written.
+    /// diagnostic's kind is the error kind); nothing runs and no journal record is written.
     #[must_use]
     pub fn compile(config: EnvelopeConfig, script: &str, now: Instant) -> Envelope {
         match ptc_compiler::compile(script, &config.registry.roster(), &config.limits) {
@@ -495,14 +495,14 @@ impl Envelope {
                     self.phase = Phase::Settled(outcome);
                     return event;
                 }
-                Phase::StartCheckpoint => {
-                    self.phase = Phase::StartCheckpoint;
-                    return Event::Checkpoint(Checkpoint::running(&self.id, &self.script));
+                Phase::StartRecord => {
+                    self.phase = Phase::StartRecord;
+                    return Event::Journal(JournalRecord::running(&self.id, &self.script));
                 }
                 Phase::Persisting { outcome, failures } => {
                     let record = settle::settled_record(&self.id, &self.script, &outcome);
                     self.phase = Phase::Persisting { outcome, failures };
-                    return Event::Checkpoint(record);
+                    return Event::Journal(record);
                 }
                 Phase::Ready(step) => {
                     if let Some(event) = self.run_machine(step) {
@@ -583,16 +583,16 @@ impl Envelope {
         self.deadline.is_some_and(|d| self.now >= d)
     }
 
-    /// Acknowledges the checkpoint record of the last [`Event::Checkpoint`]: `written`
+    /// Acknowledges the journal record of the last [`Event::Journal`]: `written`
     /// says whether it is durable.
     ///
     /// # Errors
-    /// [`EnvelopeError::NoCheckpoint`] when no record awaits acknowledgement.
-    pub fn checkpoint_written(&mut self, written: bool) -> Result<(), EnvelopeError> {
+    /// [`EnvelopeError::NoJournalRecord`] when no record awaits acknowledgement.
+    pub fn journal_written(&mut self, written: bool) -> Result<(), EnvelopeError> {
         let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
         match phase {
-            Phase::StartCheckpoint if written => Ok(()),
-            Phase::StartCheckpoint => {
+            Phase::StartRecord if written => Ok(()),
+            Phase::StartRecord => {
                 settle::start_failed(self);
                 Ok(())
             }
@@ -616,7 +616,7 @@ impl Envelope {
             }
             other => {
                 self.phase = other;
-                Err(EnvelopeError::NoCheckpoint)
+                Err(EnvelopeError::NoJournalRecord)
             }
         }
     }

@@ -1,5 +1,5 @@
 //! How an envelope settles: the outcome of a completed, direct, failed, denied,
-//! interrupted or timed-out script, the result cap, and the settled checkpoint record.
+//! interrupted or timed-out script, the result cap, and the settled journal record.
 //!
 //! Invariants:
 //! - Every outcome text except a direct call's own result is capped at
@@ -10,8 +10,8 @@
 
 use super::{Envelope, Phase};
 use crate::audit::{self, Status};
-use crate::checkpoint::{Checkpoint, CheckpointState};
 use crate::convert;
+use crate::journal::{JournalRecord, JournalState};
 use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
 use ptc_vm::Value;
 
@@ -35,10 +35,10 @@ pub(super) fn refused_outcome(id: &str, kind: &str, message: &str) -> Outcome {
 }
 
 /// The settled record of `outcome`.
-pub(super) fn settled_record(id: &str, script: &str, outcome: &Outcome) -> Checkpoint {
-    Checkpoint {
+pub(super) fn settled_record(id: &str, script: &str, outcome: &Outcome) -> JournalRecord {
+    JournalRecord {
         id: id.to_owned(),
-        state: CheckpointState::Settled,
+        state: JournalState::Settled,
         expression: script.to_owned(),
         outcome: Some(outcome.kind.as_str().to_owned()),
         result: Some(outcome.text.clone()),
@@ -204,13 +204,13 @@ impl Envelope {
         self.conclude(outcome);
     }
 
-    /// Settles with `outcome`, through the settled checkpoint when checkpoints are on.
+    /// Settles with `outcome`, through the settled journal record when the journal is on.
     fn conclude(&mut self, outcome: Outcome) {
         // Whatever suspension was being serviced is over.
         for state in &mut self.states {
             *state = super::CallState::Ended;
         }
-        if self.options.checkpoints {
+        if self.options.journal {
             self.phase = Phase::Persisting {
                 outcome: Box::new(outcome),
                 failures: 0,
