@@ -234,10 +234,10 @@ fn not_utf8_outcome(
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
-        error: Some(ptc_runtime::OutcomeError {
-            kind: diagnostic.kind.as_str().to_owned(),
-            message: diagnostic.message.clone(),
-        }),
+        error: Some(ptc_runtime::OutcomeError::new(
+            ptc_runtime::ErrorKind::of_diagnostic(diagnostic),
+            diagnostic.message.clone(),
+        )),
         direct: None,
         direct_result: None,
         calls: Vec::new(),
@@ -320,12 +320,11 @@ fn run(
                 *slot = Some(snapshot.clone());
             }
         };
-        let options = RunOptions {
-            id,
-            progress: Some(Arc::new(sink)),
-            ..RunOptions::default()
-        };
-        let cancel = options.cancel.clone();
+        let mut options = RunOptions::new().progress(Arc::new(sink));
+        if let Some(id) = id {
+            options = options.id(id);
+        }
+        let cancel = options.cancel_token().clone();
         let interrupt = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 cancel.cancel();

@@ -186,11 +186,7 @@ fn s(text: &str) -> Value {
 }
 
 fn opts(id: &str) -> RunOptions {
-    RunOptions {
-        id: Some(id.into()),
-        cancel: CancelToken::new(),
-        ..RunOptions::default()
-    }
+    RunOptions::new().id(id).cancel(CancelToken::new())
 }
 
 #[tokio::test]
@@ -323,11 +319,7 @@ async fn host_cancellation_interrupts_the_run() {
         trigger.cancel();
     });
     let calls = [("Hang", vec![]), ("Probe", vec![("value", s("done"))])];
-    let options = RunOptions {
-        id: Some("c".into()),
-        cancel,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::new().id("c").cancel(cancel);
     let outcome = runner
         .run_program(assemble(&calls, true, 0), None, "", options)
         .await;
@@ -722,10 +714,7 @@ async fn with_progress(calls: &[Call<'_>], id: &str) -> (ptc_runtime::Outcome, V
         move |snapshot: &Progress| snapshots.lock().unwrap().push(snapshot.clone())
     };
     let runner = Runner::new(registry(Arc::default())).with_policy(Arc::new(PromptingPolicy));
-    let options = RunOptions {
-        progress: Some(Arc::new(sink)),
-        ..opts(id)
-    };
+    let options = opts(id).progress(Arc::new(sink));
     let outcome = runner
         .run_program(assemble(calls, true, 0), None, "", options)
         .await;
@@ -876,7 +865,7 @@ fn a_handler_that_blocks_its_thread_cannot_stop_timeouts_the_deadline_or_cancell
         // The host's cancellation fires too.
         let runner = Runner::new(blocking_registry());
         let options = opts("c");
-        let trigger = options.cancel.clone();
+        let trigger = options.cancel_token().clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(50)).await;
             trigger.cancel();

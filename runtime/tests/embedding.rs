@@ -40,10 +40,7 @@ fn a_handler_that_selects_on_its_token_sees_the_hosts_cancel() {
         .unwrap();
     let runner = Runner::new(Arc::new(registry));
     let cancel = CancelToken::new();
-    let options = RunOptions {
-        cancel: cancel.clone(),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::new().cancel(cancel.clone());
     let outcome = runtime().block_on(async {
         let run = runner.run("(list (Slow) 1)", options);
         let stop = async {
@@ -86,10 +83,7 @@ fn a_dropped_run_settles_its_journal_record_as_interrupted() {
         )
         .unwrap();
     let runner = Runner::new(Arc::new(registry)).with_journal(store.clone());
-    let options = RunOptions {
-        id: Some("dropped".into()),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::new().id("dropped");
     runtime().block_on(async {
         let run = runner.run("(list (Hang))", options);
         // The host gives up on the run by dropping its future.

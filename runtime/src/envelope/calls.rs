@@ -368,7 +368,12 @@ impl Envelope {
         self.abandon("Cancelled after sibling denial");
         let message = format!("{scope} aborted because nested {tool} was denied: {reason}");
         let summary = audit::summary(&self.calls);
-        self.settle_error(crate::OutcomeKind::Denied, "denied", &message, summary);
+        self.settle_error(
+            crate::OutcomeKind::Denied,
+            crate::ErrorKind::Denied,
+            &message,
+            summary,
+        );
         Ok(())
     }
 

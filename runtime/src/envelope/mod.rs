@@ -373,19 +373,31 @@ impl Envelope {
     /// diagnostic's kind is the error kind); nothing runs and no journal record is written.
     #[must_use]
     pub fn compile(config: EnvelopeConfig, script: &str, now: Instant) -> Envelope {
-        match ptc_compiler::compile(script, &config.registry.roster(), &config.limits) {
+        let compiled = ptc_compiler::compile(script, &config.registry.roster(), &config.limits);
+        Envelope::from_compiled(config, compiled, script, now)
+    }
+
+    /// Starts a compilation's result: the program, or an envelope settled with every
+    /// diagnostic (the first one's kind, code and span are the error kind).
+    pub(crate) fn from_compiled(
+        config: EnvelopeConfig,
+        compiled: Result<ptc_compiler::Compiled, Vec<ptc_compiler::Diagnostic>>,
+        script: &str,
+        now: Instant,
+    ) -> Envelope {
+        match compiled {
             Ok(compiled) => Envelope::start(config, compiled.program, compiled.direct, script, now),
             Err(diagnostics) => {
-                let kind = diagnostics
-                    .first()
-                    .map_or("script", |d| d.kind.as_str())
-                    .to_owned();
+                let kind = diagnostics.first().map_or(
+                    crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
+                    crate::ErrorKind::of_diagnostic,
+                );
                 let message = diagnostics
                     .iter()
                     .map(|d| d.message.as_str())
                     .collect::<Vec<_>>()
                     .join("\n");
-                Envelope::refused(config, now, &kind, &message)
+                Envelope::refused(config, now, kind, &message)
             }
         }
     }
@@ -397,12 +409,17 @@ impl Envelope {
     pub fn from_tool_call(config: EnvelopeConfig, arguments: &Json, now: Instant) -> Envelope {
         match crate::driver::expression_of(arguments) {
             Ok(script) => Envelope::compile(config, script, now),
-            Err(message) => Envelope::refused(config, now, "arguments", &message),
+            Err(message) => Envelope::refused(config, now, crate::ErrorKind::Arguments, &message),
         }
     }
 
     /// An envelope that settled before running.
-    fn refused(config: EnvelopeConfig, now: Instant, kind: &str, message: &str) -> Envelope {
+    pub(crate) fn refused(
+        config: EnvelopeConfig,
+        now: Instant,
+        kind: crate::ErrorKind,
+        message: &str,
+    ) -> Envelope {
         let EnvelopeConfig {
             registry,
             limits,
@@ -431,6 +448,22 @@ impl Envelope {
             outbox: VecDeque::new(),
             snapshots: Vec::new(),
             unreported: false,
+        }
+    }
+
+    /// Binds the declared inputs `names` (in the program's order) from `values` before
+    /// the first poll, each converted by the JSON mapping under the value budget; an input
+    /// `values` lacks is nil. A wrong set of names or a value that does not convert settles
+    /// the envelope at once with kind `input` (nothing runs).
+    pub(crate) fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
+        let problem = crate::script::bind(self.machine.as_mut(), names, values);
+        if let Some(message) = problem {
+            self.machine = None;
+            self.phase = Phase::Settled(Box::new(settle::refused_outcome(
+                &self.id,
+                crate::ErrorKind::Input,
+                &message,
+            )));
         }
     }
 
@@ -532,7 +565,7 @@ impl Envelope {
             // Only a refused envelope has no machine, and it starts settled.
             self.settle_error(
                 crate::OutcomeKind::ScriptError,
-                "script",
+                crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
                 "the envelope has no program to run",
                 String::new(),
             );
@@ -551,7 +584,7 @@ impl Envelope {
             Step::Error(error) => {
                 self.settle_error(
                     crate::OutcomeKind::ScriptError,
-                    error.kind().as_str(),
+                    crate::ErrorKind::of_run(error.kind()),
                     error.message(),
                     String::new(),
                 );

@@ -11,21 +11,19 @@
 use super::{Envelope, Phase};
 use crate::audit::{self, Status};
 use crate::convert;
+use crate::errors::ErrorKind;
 use crate::journal::{JournalRecord, JournalState};
 use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
 use ptc_vm::Value;
 
 /// The outcome of a script that never started.
-pub(super) fn refused_outcome(id: &str, kind: &str, message: &str) -> Outcome {
+pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outcome {
     Outcome {
         id: id.to_owned(),
         kind: OutcomeKind::ScriptError,
         text: cap_text(format!("Error: {message}")),
         value: None,
-        error: Some(OutcomeError {
-            kind: kind.to_owned(),
-            message: message.to_owned(),
-        }),
+        error: Some(OutcomeError::new(kind, message)),
         direct: None,
         direct_result: None,
         calls: Vec::new(),
@@ -53,10 +51,7 @@ pub(super) fn persist_failed(mut outcome: Outcome) -> Outcome {
     outcome.kind = OutcomeKind::ScriptError;
     outcome.text = format!("Error: {message}");
     outcome.value = None;
-    outcome.error = Some(OutcomeError {
-        kind: "checkpoint".to_owned(),
-        message: message.to_owned(),
-    });
+    outcome.error = Some(OutcomeError::new(ErrorKind::Journal, message));
     outcome
 }
 
@@ -66,10 +61,10 @@ pub(super) fn start_failed(envelope: &mut Envelope) {
         OutcomeKind::ScriptError,
         "Error: ToolCall audit checkpoint could not be persisted".to_owned(),
     );
-    outcome.error = Some(OutcomeError {
-        kind: "checkpoint".to_owned(),
-        message: "ToolCall audit checkpoint could not be persisted".to_owned(),
-    });
+    outcome.error = Some(OutcomeError::new(
+        ErrorKind::Journal,
+        "ToolCall audit checkpoint could not be persisted",
+    ));
     envelope.finish(Box::new(outcome));
 }
 
@@ -136,10 +131,7 @@ impl Envelope {
         let mut outcome = self.outcome(kind, text.clone());
         if failed {
             let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
-            outcome.error = Some(OutcomeError {
-                kind: "tool-error".to_owned(),
-                message,
-            });
+            outcome.error = Some(OutcomeError::new(ErrorKind::ToolError, message));
         } else {
             outcome.value = Some(match result.as_ref().and_then(|r| r.structured.clone()) {
                 Some(json) => json,
@@ -160,7 +152,7 @@ impl Envelope {
         };
         self.settle_error(
             OutcomeKind::Interrupted,
-            "interrupted",
+            ErrorKind::Interrupted,
             "script interrupted",
             summary,
         );
@@ -178,14 +170,19 @@ impl Envelope {
         let steps = self.stats().fuel_used;
         let message =
             format!("Script exceeded its time budget of {seconds} seconds after {steps} steps");
-        self.settle_error(OutcomeKind::ScriptError, "time", &message, summary);
+        self.settle_error(
+            OutcomeKind::ScriptError,
+            ErrorKind::Budget(crate::Budget::Time),
+            &message,
+            summary,
+        );
     }
 
     /// Settles with a typed error; unfinished calls become `interrupted`.
     pub(super) fn settle_error(
         &mut self,
         kind: OutcomeKind,
-        error_kind: &str,
+        error_kind: ErrorKind,
         message: &str,
         suffix: String,
     ) {
@@ -197,10 +194,7 @@ impl Envelope {
         }
         let text = cap_text(format!("Error: {message}{suffix}"));
         let mut outcome = self.outcome(kind, text);
-        outcome.error = Some(OutcomeError {
-            kind: error_kind.to_owned(),
-            message: message.to_owned(),
-        });
+        outcome.error = Some(OutcomeError::new(error_kind, message));
         self.conclude(outcome);
     }
 
