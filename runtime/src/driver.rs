@@ -528,6 +528,7 @@ impl Runner {
                         biased;
                         () = cancel.cancelled() => envelope.cancel(),
                         Some((id, decision)) = calls.deciding.next() => {
+                            envelope.advance(Instant::now());
                             // A decision for a call the envelope abandoned is refused; fine.
                             let _ = match decision {
                                 Decision::Allow => envelope.allow(&id),
@@ -535,6 +536,7 @@ impl Runner {
                             };
                         }
                         Some((id, end)) = calls.running.next() => {
+                            envelope.advance(Instant::now());
                             calls.tokens.remove(&id);
                             // An answer for a call that timed out meanwhile is refused.
                             let _ = match end {

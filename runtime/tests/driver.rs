@@ -774,10 +774,15 @@ async fn progress_snapshots_follow_the_audit_and_show_permission_waits() {
     assert_eq!(audit_of(&last.calls), settled);
     assert!(settled.iter().all(|(_, status)| *status == Status::Success));
     // Snapshots serialise for a host's view.
-    let json = serde_json::to_value(last).unwrap();
+    let mut json = serde_json::to_value(last).unwrap();
+    let call = json["calls"][1].as_object_mut().unwrap();
+    let started = call.remove("started_ms").unwrap().as_u64().unwrap();
+    let finished = call.remove("finished_ms").unwrap().as_u64().unwrap();
+    assert!(started <= finished);
     assert_eq!(
         json["calls"][1],
-        json!({"id": "p/2", "tool": "Probe", "status": "success"})
+        json!({"id": "p/2", "tool": "Probe", "status": "success",
+               "args": "{\"value\":\"ask\"}", "preview": "ask"})
     );
 }
 

@@ -95,6 +95,7 @@ impl Envelope {
         self.calls.push(record);
         self.states.push(CallState::Queued);
         self.waiting.push(false);
+        self.timings.push(crate::progress::Timing::default());
         prepared
     }
 

@@ -305,6 +305,8 @@ pub struct Envelope {
     states: Vec<CallState>,
     /// By call: whether it awaits its permission decision (for progress snapshots).
     waiting: Vec<bool>,
+    /// By call: when it started running and finished (for progress snapshots).
+    timings: Vec<progress::Timing>,
     notes: Vec<String>,
     next_batch: u64,
     started: Instant,
@@ -357,6 +359,7 @@ impl Envelope {
             calls: Vec::new(),
             states: Vec::new(),
             waiting: Vec::new(),
+            timings: Vec::new(),
             notes: Vec::new(),
             next_batch: 1,
             started: now,
@@ -440,6 +443,7 @@ impl Envelope {
             calls: Vec::new(),
             states: Vec::new(),
             waiting: Vec::new(),
+            timings: Vec::new(),
             notes: Vec::new(),
             next_batch: 1,
             started: now,
@@ -494,13 +498,30 @@ impl Envelope {
     /// The snapshot of the calls right now (whether or not progress is kept).
     #[must_use]
     pub fn progress(&self) -> Progress {
+        let mut timings = self.timings.clone();
+        progress::stamp(&mut timings, &self.calls, &self.waiting, self.elapsed_ms());
         progress::snapshot(
             &self.id,
             self.direct.as_deref(),
             !self.is_settled(),
             &self.calls,
             &self.waiting,
+            &timings,
         )
+    }
+
+    /// Tells the envelope the caller's monotonic time without polling, so that the
+    /// progress timings of an answer fed next are exact ([`Envelope::poll`] does the same).
+    pub fn advance(&mut self, now: Instant) {
+        if now > self.now {
+            self.now = now;
+        }
+    }
+
+    /// Milliseconds since the envelope started, by the caller's clock.
+    fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.now.saturating_duration_since(self.started).as_millis())
+            .unwrap_or(u64::MAX)
     }
 
     /// The snapshots taken since the last call, oldest first (with
@@ -511,9 +532,7 @@ impl Envelope {
 
     /// What the envelope needs next, at the caller's monotonic time `now`.
     pub fn poll(&mut self, now: Instant) -> Event {
-        if now > self.now {
-            self.now = now;
-        }
+        self.advance(now);
         if let Some(event) = self.outbox.pop_front() {
             return event;
         }
@@ -670,12 +689,15 @@ impl Envelope {
     fn report(&mut self, live: bool) {
         self.unreported = false;
         if self.options.progress {
+            let now = self.elapsed_ms();
+            progress::stamp(&mut self.timings, &self.calls, &self.waiting, now);
             let snapshot = progress::snapshot(
                 &self.id,
                 self.direct.as_deref(),
                 live,
                 &self.calls,
                 &self.waiting,
+                &self.timings,
             );
             self.snapshots.push(snapshot);
         }
