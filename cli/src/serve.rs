@@ -586,6 +586,8 @@ async fn drive(
                     () = sleep => {}
                 }
             }
+            // An event added after this loop was written: yield, then poll again.
+            _ => tokio::task::yield_now().await,
         }
     }
 }

@@ -239,6 +239,8 @@ impl Session {
                     return HostEvent::Waiting(deadline.map(|d| d.saturating_duration_since(now)));
                 }
                 Event::Settled(outcome) => return HostEvent::Settled(outcome),
+                // An event added after this binding was written: yield, then poll again.
+                _ => return HostEvent::Pause,
             }
         }
     }

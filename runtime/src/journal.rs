@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex};
 /// The life cycle of an envelope record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum JournalState {
     /// Written before any child runs.
     Running,

@@ -9,6 +9,7 @@ use crate::tool::{BoxFuture, ToolRequestCtx};
 
 /// A policy's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Decision {
     /// Run the call.
     Allow,

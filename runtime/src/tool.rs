@@ -127,6 +127,7 @@ impl MediaRef {
 /// One content block of a result (MCP `content`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Content {
     /// Text.
     Text {
@@ -267,6 +268,7 @@ where
 
 /// Why a tool could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// The name is not a legal guest operator.
     #[error("`{0}` is not a legal tool name")]

@@ -195,6 +195,14 @@ fn per_run_data_limits_and_policy() {
     assert!(error.message.contains("eve may not ask"), "{error:?}");
 }
 
+fn host() -> Result<(), Box<dyn std::error::Error>> {
+    let runner = Runner::new(Arc::new(registry()));
+    let script = runner.compile("(car 1)")?;
+    let outcome = runtime().block_on(runner.run_script(&script, RunOptions::new()));
+    outcome.into_result()?;
+    Ok(())
+}
+
 #[test]
 fn error_kinds_keep_the_json_wire_names() {
     let runner = Runner::new(Arc::new(registry()));
@@ -221,13 +229,6 @@ fn error_kinds_keep_the_json_wire_names() {
         assert_eq!(back.error.unwrap().kind.to_string(), kind);
     }
     // `?` works on every error of the API.
-    fn host() -> Result<(), Box<dyn std::error::Error>> {
-        let runner = Runner::new(Arc::new(registry()));
-        let script = runner.compile("(car 1)")?;
-        let outcome = runtime().block_on(runner.run_script(&script, RunOptions::new()));
-        outcome.into_result()?;
-        Ok(())
-    }
     let error = host().unwrap_err();
     assert_eq!(error.to_string(), "script: Wrong type argument: listp, 1");
 }

@@ -166,6 +166,7 @@ pub struct CallRequest {
 
 /// What the envelope needs next; see the module docs for the host's answer to each.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Event {
     /// Decide these calls: [`Envelope::allow`] or [`Envelope::deny`] each, in any order.
     Permission(Vec<CallRequest>),
@@ -189,6 +190,7 @@ pub enum Event {
 
 /// How a dispatched call failed on the host's side (not a tool's own `isError` result).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Failure {
     /// The handler panicked. The text is for the host's log only: the guest and the model
     /// get a fixed message.
@@ -204,6 +206,7 @@ pub enum Failure {
 
 /// A host's misuse of the envelope; nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EnvelopeError {
     /// No call with this id was ever issued by this envelope.
     #[error("no call `{0}` was issued by this envelope")]
