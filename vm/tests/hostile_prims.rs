@@ -83,13 +83,13 @@ fn pool(symbols: &mut Symbols) -> Vec<(String, Value)> {
     ] {
         pool.push((format!("{text:?}"), Value::string(text)));
     }
-    let foo = Value::Sym(symbols.intern("foo"));
+    let plain = Value::Sym(symbols.intern("foo"));
     let key = Value::Sym(symbols.intern(":a"));
     let key_b = Value::Sym(symbols.intern(":b"));
     let error = Value::Sym(symbols.intern("error"));
     pool.push(("nil".into(), Value::Nil));
     pool.push(("t".into(), Value::T));
-    pool.push(("foo".into(), foo.clone()));
+    pool.push(("foo".into(), plain.clone()));
     pool.push((":a".into(), key.clone()));
     pool.push(("error".into(), error.clone()));
     pool.push((
@@ -103,7 +103,7 @@ fn pool(symbols: &mut Symbols) -> Vec<(String, Value)> {
     pool.push((
         "((foo . 1) (:a . \"x\"))".into(),
         Value::list([
-            Value::cons(foo.clone(), Value::Int(1)),
+            Value::cons(plain.clone(), Value::Int(1)),
             Value::cons(key.clone(), Value::string("x")),
         ]),
     ));
