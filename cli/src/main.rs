@@ -449,8 +449,17 @@ fn check(
             let items: Vec<_> = diagnostics
                 .iter()
                 .map(|d| {
+                    let labels: Vec<_> = d
+                        .labels
+                        .iter()
+                        .map(|(span, label)| {
+                            json!({"span": {"start": span.start, "end": span.end},
+                                   "label": label})
+                        })
+                        .collect();
                     json!({"kind": d.kind, "code": d.code, "message": d.message,
-                           "span": {"start": d.span.start, "end": d.span.end}})
+                           "span": {"start": d.span.start, "end": d.span.end},
+                           "labels": labels, "notes": d.notes})
                 })
                 .collect();
             emit(&json!({"ok": diagnostics.is_empty(), "diagnostics": items}));
