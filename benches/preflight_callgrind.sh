@@ -4,21 +4,21 @@
 # names only. Build first:
 #   cargo build --release -p ptc-benches --example preflight_measure
 # then `benches/preflight_callgrind.sh` (valgrind on PATH). Counts only the measured
-# function (--toggle-collect=*preflight_measure*): a run of 1 and a run of 3 batches of 50
+# function (--toggle-collect='*::preflight_args_measure'; the binary's crate is named preflight_measure, so a looser pattern would match main): a run of 1 and a run of 3 batches of 50
 # calls after the warm-up batch; the difference over the 100 extra calls is the warm count
 # per call (start-up, setup and the cold first call cancel out). Then the min-of-batches
-# wall time of each mode (WALL_ROUNDS batches of 1,000 calls, default 200) and the load.
+# wall time of each mode (WALL_ROUNDS batches of 10 calls, default 20000: a batch fits in one scheduler slice, so the minimum is robust to load) and the load.
 # PROFILE=1 also prints callgrind_annotate's top functions of the contracts run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=target/release/examples/preflight_measure
 batch=50
-rounds=${WALL_ROUNDS:-200}
+rounds=${WALL_ROUNDS:-20000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 total() { # MODE ROUNDS: instructions inside preflight_measure
-  valgrind --tool=callgrind --toggle-collect='*preflight_measure*' \
+  valgrind --tool=callgrind --toggle-collect='*::preflight_args_measure' \
     --callgrind-out-file="$work/$1-$2.out" "$binary" "$1" "$2" "$batch" >/dev/null \
     2>"$work/$1.err" || { cat "$work/$1.err" >&2; exit 1; }
   awk '/^summary:/ {print $2}' "$work/$1-$2.out"
@@ -38,8 +38,8 @@ echo "| with argument contracts | $with |"
 echo "| names only | $without |"
 echo "| added by the argument check | $((with - without)) |"
 echo
-"$binary" contracts "$rounds"
-"$binary" names-only "$rounds"
+"$binary" contracts "$rounds" 10
+"$binary" names-only "$rounds" 10
 uptime
 if [[ -n ${PROFILE:-} ]]; then
   callgrind_annotate "$work/contracts-3.out" | head -60

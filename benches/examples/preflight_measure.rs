@@ -6,7 +6,7 @@
 //! untimed warm-up batch, then ROUNDS timed batches of BATCH calls (default 200 × 1,000).
 //!
 //! - Instruction counts: under `valgrind --tool=callgrind
-//!   --toggle-collect='*preflight_measure*'` only the measured calls count; the difference
+//!   --toggle-collect='*::preflight_args_measure'` only the measured calls count; the difference
 //!   of two runs with different ROUNDS, divided by the extra calls, is the warm per-call
 //!   count (cold first-call effects cancel). `benches/preflight_callgrind.sh` does this for
 //!   both modes and prints the difference.
@@ -46,7 +46,7 @@ fn prepare(roster: &Roster, limits: &Limits) -> Prepared {
 
 /// The measured calls: preflight of the prepared script once per interner copy.
 #[inline(never)]
-fn preflight_measure(
+fn preflight_args_measure(
     prepared: &Prepared,
     roster: &Roster,
     limits: &Limits,
@@ -94,14 +94,14 @@ fn main() {
     // Warm up: one untimed batch (allocator, caches).
     let mut copies = vec![prepared.interner.clone(); calls];
     assert_eq!(
-        preflight_measure(&prepared, roster, &limits, &mut copies),
+        preflight_args_measure(&prepared, roster, &limits, &mut copies),
         calls
     );
     let mut per_call = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let mut copies = vec![prepared.interner.clone(); calls];
         let started = Instant::now();
-        let accepted = preflight_measure(&prepared, roster, &limits, &mut copies);
+        let accepted = preflight_args_measure(&prepared, roster, &limits, &mut copies);
         let elapsed = started.elapsed();
         assert_eq!(accepted, calls);
         per_call.push(elapsed.as_secs_f64() * 1e6 / calls as f64);
