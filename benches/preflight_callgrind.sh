@@ -37,9 +37,16 @@ echo "|---|---|"
 echo "| with argument contracts | $with |"
 echo "| names only | $without |"
 echo "| added by the argument check | $((with - without)) |"
+whole_with=$(per_call compile-contracts)
+whole_without=$(per_call compile-names-only)
+echo "| whole static pipeline (compile), with contracts | $whole_with |"
+echo "| whole static pipeline, names only | $whole_without |"
+echo "| added to compile | $((whole_with - whole_without)) |"
 echo
 "$binary" contracts "$rounds" 10
 "$binary" names-only "$rounds" 10
+"$binary" compile-contracts "$((rounds / 10))" 10
+"$binary" compile-names-only "$((rounds / 10))" 10
 uptime
 if [[ -n ${PROFILE:-} ]]; then
   callgrind_annotate "$work/contracts-3.out" | head -60

@@ -2,7 +2,8 @@
 //! benchmark's 10-line script with 12 tool calls against its 50-tool roster, preflight
 //! alone, with the contracts and with names only.
 //!
-//! `preflight_measure MODE [ROUNDS [BATCH]]` (MODE `contracts` or `names-only`) runs one
+//! `preflight_measure MODE [ROUNDS [BATCH]]` (MODE `contracts` or `names-only`, or
+//! `compile-contracts` / `compile-names-only` for the whole static pipeline) runs one
 //! untimed warm-up batch, then ROUNDS timed batches of BATCH calls (default 200 × 1,000).
 //!
 //! - Instruction counts: under `valgrind --tool=callgrind
@@ -51,9 +52,15 @@ fn preflight_args_measure(
     roster: &Roster,
     limits: &Limits,
     interners: &mut [Interner],
+    whole: bool,
 ) -> usize {
     let mut accepted = 0;
     for interner in interners {
+        if whole {
+            let ok = ptc_compiler::compile(setup::SCRIPT, roster, limits).is_ok();
+            accepted += usize::from(black_box(ok));
+            continue;
+        }
         let ok = preflight::preflight(
             &prepared.collected,
             roster,
@@ -77,12 +84,14 @@ fn main() {
         .unwrap_or(1_000);
     let limits = Limits::default();
     let (contracts, names_only) = setup::rosters();
-    let roster = match mode.as_str() {
+    let whole = mode.starts_with("compile-");
+    let roster = match mode.trim_start_matches("compile-") {
         "contracts" => &contracts,
         "names-only" => &names_only,
         other => {
             eprintln!(
-                "usage: preflight_measure contracts|names-only [ROUNDS [BATCH]] (not {other})"
+                "usage: preflight_measure [compile-]contracts|[compile-]names-only [ROUNDS [BATCH]] \
+                 (not {other})"
             );
             std::process::exit(2);
         }
@@ -94,14 +103,14 @@ fn main() {
     // Warm up: one untimed batch (allocator, caches).
     let mut copies = vec![prepared.interner.clone(); calls];
     assert_eq!(
-        preflight_args_measure(&prepared, roster, &limits, &mut copies),
+        preflight_args_measure(&prepared, roster, &limits, &mut copies, whole),
         calls
     );
     let mut per_call = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let mut copies = vec![prepared.interner.clone(); calls];
         let started = Instant::now();
-        let accepted = preflight_args_measure(&prepared, roster, &limits, &mut copies);
+        let accepted = preflight_args_measure(&prepared, roster, &limits, &mut copies, whole);
         let elapsed = started.elapsed();
         assert_eq!(accepted, calls);
         per_call.push(elapsed.as_secs_f64() * 1e6 / calls as f64);
