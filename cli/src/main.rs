@@ -9,9 +9,29 @@
 //! lines ([`serve`]).
 //!
 //! Exit status: 0 when the script completed (or was accepted by `check`), 1 for any other
-//! outcome, 2 for usage errors. Results go to stdout; logs and diagnostics to stderr.
+//! outcome, 2 for usage errors, 141 when stdout is a closed pipe (`ptc run ... | head -c1`:
+//! 128 + SIGPIPE, what a shell shows for a program that signal ended; nothing is printed).
+//! Results go to stdout; logs and diagnostics to stderr. No output path panics: stdout goes
+//! through [`emit`], stderr through [`log_line!`], which drops a line it cannot write.
 
 #![forbid(unsafe_code)]
+
+/// `eprintln!` that never panics: a log line that cannot be written (stderr closed) is
+/// dropped.
+macro_rules! log_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see [`log_line!`]).
+macro_rules! log_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 mod mcp;
 mod serve;
@@ -118,7 +138,7 @@ struct Usage(String);
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A panicking tool is contained by the runtime; keep its report to one stderr line.
-    std::panic::set_hook(Box::new(|info| eprintln!("ptc: a tool panicked: {info}")));
+    std::panic::set_hook(Box::new(|info| log_line!("ptc: a tool panicked: {info}")));
     let result = match cli.command {
         Command::Run {
             file,
@@ -138,9 +158,27 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Usage(message)) => {
-            eprintln!("ptc: error: {message}");
+            log_line!("ptc: error: {message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The exit status when stdout is a closed pipe: 128 + SIGPIPE.
+const BROKEN_PIPE_STATUS: i32 = 141;
+
+/// Writes `text` and a newline to stdout. A closed pipe ends the process quietly with
+/// [`BROKEN_PIPE_STATUS`]; any other write failure (a full disk) is one stderr line and
+/// status 1. Called only once the run has settled, so exiting here loses nothing.
+fn emit(text: &dyn std::fmt::Display) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(BROKEN_PIPE_STATUS);
+        }
+        log_line!("ptc: error: cannot write the output: {error}");
+        std::process::exit(1);
     }
 }
 
@@ -248,8 +286,8 @@ fn not_utf8_outcome(
 
 fn print_outcome(outcome: &ptc_runtime::Outcome, format: Format) {
     match format {
-        Format::Text => println!("{}", outcome.text_with_notes()),
-        Format::Json => println!("{}", outcome.to_json()),
+        Format::Text => emit(&outcome.text_with_notes()),
+        Format::Json => emit(&outcome.to_json()),
     }
 }
 
@@ -282,10 +320,10 @@ fn run(
         match store.recover_now() {
             Ok(recovered) => {
                 for record in recovered {
-                    eprintln!("ptc: recovered interrupted run {}", record.id);
+                    log_line!("ptc: recovered interrupted run {}", record.id);
                 }
             }
-            Err(error) => eprintln!("ptc: could not recover journal records: {error}"),
+            Err(error) => log_line!("ptc: could not recover journal records: {error}"),
         }
         runner = runner.with_journal(Arc::new(store));
     }
@@ -307,7 +345,7 @@ fn run(
                         .ok()
                         .and_then(|p| p.as_ref().map(status_line))
                         .unwrap_or_default();
-                    eprint!(
+                    log_text!(
                         "\rptc: running… {}s{calls}\x1b[K",
                         started.elapsed().as_secs()
                     );
@@ -337,7 +375,7 @@ fn run(
         if let Some(progress) = progress {
             progress.abort();
             if outcome.stats.elapsed_ms >= 1000 {
-                eprintln!();
+                log_line!();
             }
         }
         outcome
@@ -400,7 +438,7 @@ fn check(
     match common.format {
         Format::Text => {
             if !diagnostics.is_empty() {
-                eprint!(
+                log_text!(
                     "{}",
                     ptc_compiler::render::render(source, file, &diagnostics)
                 );
@@ -410,14 +448,20 @@ fn check(
             let items: Vec<_> = diagnostics
                 .iter()
                 .map(|d| {
+                    let labels: Vec<_> = d
+                        .labels
+                        .iter()
+                        .map(|(span, label)| {
+                            json!({"span": {"start": span.start, "end": span.end},
+                                   "label": label})
+                        })
+                        .collect();
                     json!({"kind": d.kind, "code": d.code, "message": d.message,
-                           "span": {"start": d.span.start, "end": d.span.end}})
+                           "span": {"start": d.span.start, "end": d.span.end},
+                           "labels": labels, "notes": d.notes})
                 })
                 .collect();
-            println!(
-                "{}",
-                json!({"ok": diagnostics.is_empty(), "diagnostics": items})
-            );
+            emit(&json!({"ok": diagnostics.is_empty(), "diagnostics": items}));
         }
     }
     Ok(if diagnostics.is_empty() {
@@ -431,24 +475,21 @@ fn describe(common: &Common) -> Result<ExitCode, Usage> {
     let (registry, _stubs) = registry(common)?;
     match common.format {
         Format::Text => {
-            println!(
+            emit(&format!(
                 "{}\n\n{}",
                 listing::DESCRIPTION,
                 listing::tool_listing(&registry)
-            );
+            ));
         }
         Format::Json => {
             let tools: Vec<_> = registry.tools().map(|t| &t.contract).collect();
-            println!(
-                "{}",
-                json!({
-                    "name": listing::TOOL_NAME,
-                    "description": listing::DESCRIPTION,
-                    "input_schema": listing::input_schema(),
-                    "listing": listing::tool_listing(&registry),
-                    "tools": tools,
-                })
-            );
+            emit(&json!({
+                "name": listing::TOOL_NAME,
+                "description": listing::DESCRIPTION,
+                "input_schema": listing::input_schema(),
+                "listing": listing::tool_listing(&registry),
+                "tools": tools,
+            }));
         }
     }
     Ok(ExitCode::SUCCESS)

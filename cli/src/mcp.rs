@@ -64,7 +64,7 @@ pub(crate) fn run(args: &McpArgs) -> Result<ExitCode, Usage> {
     match result {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(error) => {
-            eprintln!("ptc: error: {error}");
+            log_line!("ptc: error: {error}");
             Ok(ExitCode::from(1))
         }
     }

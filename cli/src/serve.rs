@@ -107,7 +107,7 @@ pub fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("ptc serve: cannot start the runtime: {error}");
+            log_line!("ptc serve: cannot start the runtime: {error}");
             return ExitCode::from(2);
         }
     };
@@ -182,7 +182,7 @@ async fn serve(shared: Arc<Shared>, mut frames: mpsc::Receiver<Frame>) {
             frame = frames.recv() => match frame {
                 None | Some(Frame::Eof) => break,
                 Some(Frame::Oversized(length)) => {
-                    eprintln!("ptc serve: skipped a {length}-byte line");
+                    log_line!("ptc serve: skipped a {length}-byte line");
                     shared.error(&Json::Null, INVALID_REQUEST, &format!(
                         "Invalid Request: the line has {length} bytes; the limit is {MAX_LINE_BYTES}"));
                 }
@@ -301,7 +301,7 @@ fn notification(shared: &Shared, method: &str, params: &Json) {
     match method {
         "notifications/cancelled" => {
             let Some(key) = params.get("requestId").map(Json::to_string) else {
-                eprintln!("ptc serve: notifications/cancelled without a requestId");
+                log_line!("ptc serve: notifications/cancelled without a requestId");
                 return;
             };
             let token = shared
@@ -311,11 +311,11 @@ fn notification(shared: &Shared, method: &str, params: &Json) {
                 .and_then(|runs| runs.get(&key).cloned());
             match token {
                 Some(token) => token.cancel(),
-                None => eprintln!("ptc serve: cancellation of unknown run {key} ignored"),
+                None => log_line!("ptc serve: cancellation of unknown run {key} ignored"),
             }
         }
         "notifications/initialized" => {}
-        other => eprintln!("ptc serve: unknown notification {other} ignored"),
+        other => log_line!("ptc serve: unknown notification {other} ignored"),
     }
 }
 
@@ -329,7 +329,7 @@ fn answer(shared: &Shared, id: &Json, frame: &serde_json::Map<String, Json>) {
             .and_then(|mut pending| pending.remove(&n))
     });
     let Some((run, call)) = entry else {
-        eprintln!("ptc serve: ignored an answer to unknown request id {id}");
+        log_line!("ptc serve: ignored an answer to unknown request id {id}");
         return;
     };
     let answer = match frame.get("error") {
@@ -580,7 +580,7 @@ async fn drive(
                     Some((call, answer)) = answers.recv() => {
                         held.remove(&call);
                         if let Err(error) = feed(&mut envelope, &call, answer) {
-                            eprintln!("ptc serve: answer for {call} ignored: {error}");
+                            log_line!("ptc serve: answer for {call} ignored: {error}");
                         }
                     }
                     () = sleep => {}

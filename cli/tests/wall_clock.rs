@@ -116,3 +116,23 @@ fn a_panic_text_goes_to_the_log_and_never_to_the_model() {
     );
     assert!(stderr.contains("/home/alice/.secret/key"), "{stderr}");
 }
+
+#[test]
+fn a_failed_compile_counts_its_time_in_elapsed_ms_and_under_seconds() {
+    // Issue 11 leftover: a script refused at compile time reported elapsed_ms 0. Each macro
+    // run loops long; the static pipeline stops at the `seconds` budget (E0031).
+    let (code, outcome, _, elapsed) = run(
+        &["--limit", "seconds=0.3", "--limit", "steps=1000000000000"],
+        "(defmacro slow () (let ((i 0)) (while (< i 100000000) (setq i (+ i 1))) 1)) \
+         (list (slow) (slow) (slow) (slow))",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(outcome["error"]["kind"], "time", "{outcome}");
+    let elapsed_ms = outcome["stats"]["elapsed_ms"].as_u64().unwrap();
+    assert!(elapsed_ms >= 300, "elapsed_ms {elapsed_ms}");
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+    assert!(
+        u128::from(elapsed_ms) <= elapsed.as_millis(),
+        "{elapsed_ms} vs {elapsed:?}"
+    );
+}

@@ -306,14 +306,28 @@ impl Walk<'_> {
                 self.forms(args.get(1..).unwrap_or_default(), inner, interner);
             }
             "funcall" | "apply" | "mapcar" => {
+                // 'TOOL or #'TOOL (no script function or macro may take a tool's name).
                 let quoted = args
                     .first()
-                    .filter(|f| f.head_symbol().map(|s| name_of(interner, s)) == Some("quote"))
+                    .filter(|f| {
+                        f.head_symbol()
+                            .is_some_and(|s| matches!(name_of(interner, s), "quote" | "function"))
+                    })
                     .and_then(|f| f.as_list().and_then(|parts| parts.get(1)))
                     .and_then(Sexp::as_symbol)
                     .map(|s| name_of(interner, s));
                 if quoted.is_some_and(|target| self.is_standalone(target)) {
                     self.preflight_error("E0304", STANDALONE_MESSAGE.to_owned(), form.span);
+                }
+                if let Some(entry) = quoted.and_then(|target| self.roster.get(target)) {
+                    let out = &mut self.diagnostics;
+                    match name.as_str() {
+                        "funcall" => {
+                            preflight_args::check_funcall(entry, form, items, interner, out);
+                        }
+                        "apply" => preflight_args::check_apply(entry, form, items, interner, out),
+                        _ => {}
+                    }
                 }
                 self.forms(args, inner, interner);
             }

@@ -27,6 +27,7 @@ use crate::diagnostic::Diagnostic;
 use crate::roster::{Allowed, ArgContract, ArgSpec, JsonType, RosterTool};
 use crate::suggest::suggest;
 use crate::tables::{name_of, prin1};
+use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Span};
 
 /// How many `enum` members a message lists before `...`.
@@ -41,11 +42,95 @@ pub fn check_call(
     interner: &Interner,
     out: &mut Vec<Diagnostic>,
 ) {
+    let args = items.get(1..).unwrap_or_default();
+    check_args(tool, form, args, false, interner, out);
+}
+
+/// Judges `(funcall 'TOOL ARGS...)` or `(funcall #'TOOL ARGS...)` (`items` from `funcall`
+/// on) exactly as the direct call `(TOOL ARGS...)`.
+pub fn check_funcall(
+    tool: &RosterTool,
+    form: &Sexp,
+    items: &[Sexp],
+    interner: &Interner,
+    out: &mut Vec<Diagnostic>,
+) {
+    let args = items.get(2..).unwrap_or_default();
+    check_args(tool, form, args, false, interner, out);
+}
+
+/// Judges `(apply 'TOOL ARGS... LIST)` (`items` from `apply` on). When LIST is statically
+/// visible — `nil`, a quoted list, or a `(list ...)` call — its elements join the arguments
+/// and the call is judged as a direct one. Otherwise only the complete `:key value` pairs
+/// before LIST are judged: the spread elements may supply any value or key, so no missing
+/// key and no key without a value is reported.
+pub fn check_apply(
+    tool: &RosterTool,
+    form: &Sexp,
+    items: &[Sexp],
+    interner: &Interner,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some((last, leading)) = items.get(2..).and_then(<[Sexp]>::split_last) else {
+        return;
+    };
+    match spread(last, interner) {
+        Some(elements) => {
+            let mut args = leading.to_vec();
+            args.extend(elements);
+            check_args(tool, form, &args, false, interner, out);
+        }
+        None => check_args(tool, form, leading, true, interner, out),
+    }
+}
+
+/// The elements of `apply`'s last argument as argument forms, when they are visible.
+fn spread(last: &Sexp, interner: &Interner) -> Option<Vec<Sexp>> {
+    match &last.kind {
+        SexpKind::Nil => Some(Vec::new()),
+        SexpKind::List(parts) => match parts.first().and_then(Sexp::as_symbol) {
+            Some(head) if name_of(interner, head) == "list" => {
+                Some(parts.get(1..).unwrap_or_default().to_vec())
+            }
+            _ => match &quoted(last, interner)?.kind {
+                SexpKind::Nil => Some(Vec::new()),
+                SexpKind::List(data) => Some(data.iter().map(as_form).collect()),
+                _ => None,
+            },
+        },
+        _ => None,
+    }
+}
+
+/// A quoted list's element as a form with the same value: self-evaluating data as is,
+/// anything else (symbols, lists, dotted pairs) quoted.
+fn as_form(datum: &Sexp) -> Sexp {
+    match &datum.kind {
+        SexpKind::Sym(symbol) if !symbol.is_keyword() => quote(datum),
+        SexpKind::List(_) | SexpKind::Dotted(..) => quote(datum),
+        _ => datum.clone(),
+    }
+}
+
+fn quote(datum: &Sexp) -> Sexp {
+    let head = Sexp::new(SexpKind::Sym(well_known::QUOTE), datum.span);
+    Sexp::new(SexpKind::List(vec![head, datum.clone()]), datum.span)
+}
+
+/// Judges the argument forms `args` of a call `form` of `tool`. With `open_tail`, more
+/// arguments of unknown shape follow `args` (an `apply` whose list is computed).
+fn check_args(
+    tool: &RosterTool,
+    form: &Sexp,
+    args: &[Sexp],
+    open_tail: bool,
+    interner: &Interner,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(contract) = tool.args.as_deref() else {
         return;
     };
     let name = tool.name.as_str();
-    let args = items.get(1..).unwrap_or_default();
     // Keys seen so far, and whether every key position so far was a literal keyword.
     let mut seen: Vec<&str> = Vec::new();
     let mut keys_literal = true;
@@ -55,6 +140,13 @@ pub fn check_call(
         match key_of(key, interner) {
             Key::Keyword(keyword) => {
                 let Some(value) = pair.get(1) else {
+                    let bare = keyword.strip_prefix(':').unwrap_or(keyword);
+                    if open_tail {
+                        if contract.closed && contract.arg(bare).is_none() {
+                            out.push(undeclared(name, keyword, contract, key.span));
+                        }
+                        return;
+                    }
                     out.push(preflight(
                         "E0325",
                         format!("{name}: argument {keyword} has no value"),
@@ -83,7 +175,7 @@ pub fn check_call(
             Key::Computed => keys_literal = false,
         }
     }
-    if !keys_literal {
+    if !keys_literal || open_tail {
         return;
     }
     let missing: Vec<String> = contract

@@ -195,27 +195,43 @@ fn wider_value() -> impl Strategy<Value = &'static str> {
 }
 
 /// An argument list: mostly `:key value` pairs, sometimes a positional literal, a
-/// computed key or a trailing key.
+/// computed key or a trailing key; written as a direct call, a `funcall` of `'T` or `#'T`,
+/// or an `apply` whose last list is `nil`, quoted data, a `(list ...)` call or (wider only)
+/// a variable bound to quoted data, split at any point.
 fn call(value: impl Strategy<Value = &'static str>, wider: bool) -> impl Strategy<Value = String> {
     let key = if wider {
         prop::sample::select(vec![":a", ":b", ":c", ":d", ":a", ":b", "k", "\"a\"", "3"]).boxed()
     } else {
         prop::sample::select(vec![":a", ":b", ":c", ":d", ":a", ":b"]).boxed()
     };
+    let shapes = if wider { 7 } else { 6 };
     (
         prop::collection::vec((key, value), 0..4),
         prop::option::weighted(0.1, prop::sample::select(vec![":a", ":c"])),
+        0..shapes,
+        any::<prop::sample::Index>(),
     )
-        .prop_map(|(pairs, trailing)| {
-            let mut text = String::from("(let ((k :b)) (T");
+        .prop_map(|(pairs, trailing, shape, split)| {
+            let mut tokens: Vec<&str> = Vec::new();
             for (key, value) in pairs {
-                text.push_str(&format!(" {key} {value}"));
+                tokens.push(key);
+                tokens.push(value);
             }
-            if let Some(key) = trailing {
-                text.push_str(&format!(" {key}"));
+            tokens.extend(trailing);
+            let at = split.index(tokens.len() + 1);
+            let (leading, tail) = tokens.split_at(at);
+            let (leading, tail) = (leading.join(" "), tail.join(" "));
+            let all = tokens.join(" ");
+            match shape {
+                0 => format!("(let ((k :b)) (T {all}))"),
+                1 => format!("(let ((k :b)) (funcall 'T {all}))"),
+                2 => format!("(let ((k :b)) (funcall #'T {all}))"),
+                3 if tail.is_empty() => format!("(let ((k :b)) (apply 'T {leading} nil))"),
+                3 => format!("(let ((k :b)) (apply 'T {leading} '({tail})))"),
+                4 => format!("(let ((k :b)) (apply #'T {leading} (list {tail})))"),
+                5 => format!("(let ((k :b)) (apply 'T {all} nil))"),
+                _ => format!("(let ((k :b) (rest '({tail}))) (apply 'T {leading} rest))"),
             }
-            text.push_str("))");
-            text
         })
 }
 
@@ -268,6 +284,30 @@ fn the_examples_agree() {
         (r#"(T :limit 2)"#, false),
         (r#"(T "a")"#, false),
         (r#"(T :file_path "a" :limit 2.0)"#, true),
+        (r#"(funcall 'T :file_path "a" :limit 2)"#, true),
+        (r#"(funcall #'T :file_path "a" :limit "2")"#, false),
+        (r#"(funcall 'T :limit 2)"#, false),
+        (r#"(apply 'T :file_path "a" '(:limit 2))"#, true),
+        (r#"(apply 'T '(:file_path "a" :limit "2"))"#, false),
+        (r#"(apply #'T :limit 2 (list :file_pth "a"))"#, false),
+        (r#"(apply 'T :file_path "a" nil)"#, true),
+        (r#"(apply 'T nil)"#, false),
+        (
+            r#"(let ((rest '(:file_path "a"))) (apply 'T :limit 2 rest))"#,
+            true,
+        ),
+        (
+            r#"(let ((rest '("a"))) (apply 'T :limit 2 :file_path rest))"#,
+            true,
+        ),
+        (
+            r#"(let ((rest '(:file_path "a"))) (apply 'T :limit "2" rest))"#,
+            false,
+        ),
+        (
+            r#"(let ((rest '(:file_path "a"))) (apply 'T :file_pth 1 rest))"#,
+            false,
+        ),
     ] {
         assert_eq!(runtime_accepts(&registry, script), ok, "runtime: {script}");
         assert_eq!(

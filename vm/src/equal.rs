@@ -1,3 +1,11 @@
+#![allow(
+    missing_docs,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "made compliant on the speed branch"
+)]
 //! Equality (`eq`, `eql`, `equal`) and the total-ish ordering `value<` used by `sort`.
 //!
 //! The VM calls these directly for its fast paths; the primitives wrap them.

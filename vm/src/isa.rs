@@ -50,161 +50,384 @@ as_usize!(Reg, ConstIdx, FuncIdx, ToolIdx, PrimIdx);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// `dst := src`. Fuel 1. No errors.
-    Move { dst: Reg, src: Reg },
+    Move {
+        /// Destination register.
+        dst: Reg,
+        /// Source register.
+        src: Reg,
+    },
     /// `dst := constants[idx]`. Fuel 1. No errors.
-    LoadConst { dst: Reg, idx: ConstIdx },
+    LoadConst {
+        /// Destination register.
+        dst: Reg,
+        /// Constant-pool index.
+        idx: ConstIdx,
+    },
     /// `dst := nil`. Fuel 1.
-    LoadNil { dst: Reg },
+    LoadNil {
+        /// Destination register.
+        dst: Reg,
+    },
     /// `dst := t`. Fuel 1.
-    LoadT { dst: Reg },
+    LoadT {
+        /// Destination register.
+        dst: Reg,
+    },
     /// `dst := value` (a small integer). Fuel 1.
-    LoadInt { dst: Reg, value: i32 },
+    LoadInt {
+        /// Destination register.
+        dst: Reg,
+        /// The small integer.
+        value: i32,
+    },
 
     /// `dst := new cell holding src` (the register then names the cell). Used for variables
     /// a closure captures, so `setq` after capture is seen by the closure. Fuel 1; charges
     /// one retained byte. Errors: `retained-value`.
-    NewCell { dst: Reg, src: Reg },
+    NewCell {
+        /// Destination register.
+        dst: Reg,
+        /// Source register.
+        src: Reg,
+    },
     /// `dst := *cell`. Fuel 1.
-    LoadCell { dst: Reg, cell: Reg },
+    LoadCell {
+        /// Destination register.
+        dst: Reg,
+        /// Register holding the cell.
+        cell: Reg,
+    },
     /// `*cell := src`. Fuel 1.
-    StoreCell { cell: Reg, src: Reg },
+    StoreCell {
+        /// Register holding the cell.
+        cell: Reg,
+        /// Source register.
+        src: Reg,
+    },
     /// `dst := *closure.captures[idx]`. Fuel 1.
-    LoadUpval { dst: Reg, idx: u16 },
+    LoadUpval {
+        /// Destination register.
+        dst: Reg,
+        /// Index into the running closure's captures.
+        idx: u16,
+    },
     /// `*closure.captures[idx] := src`. Fuel 1.
-    StoreUpval { idx: u16, src: Reg },
+    StoreUpval {
+        /// Index into the running closure's captures.
+        idx: u16,
+        /// Source register.
+        src: Reg,
+    },
 
     /// `pc += offset` (relative to the next instruction). Fuel 1.
-    Jump { offset: i32 },
+    Jump {
+        /// Jump offset, relative to the next instruction.
+        offset: i32,
+    },
     /// `if src is nil { pc += offset }`. Fuel 1.
-    JumpIfNil { src: Reg, offset: i32 },
+    JumpIfNil {
+        /// Source register.
+        src: Reg,
+        /// Jump offset, relative to the next instruction.
+        offset: i32,
+    },
     /// `if src is not nil { pc += offset }`. Fuel 1.
-    JumpIfNotNil { src: Reg, offset: i32 },
+    JumpIfNotNil {
+        /// Source register.
+        src: Reg,
+        /// Jump offset, relative to the next instruction.
+        offset: i32,
+    },
     /// `if !(lhs < rhs) { pc += offset }`, numbers only. Fuel 1. Errors: `script` (type).
-    JumpIfNotLess { lhs: Reg, rhs: Reg, offset: i16 },
+    JumpIfNotLess {
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+        /// Jump offset, relative to the next instruction.
+        offset: i16,
+    },
 
     /// `if lhs < rhs { pc += offset }`, numbers only (the bottom test of a loop). Fuel 1.
     /// Errors: `script` (type).
-    JumpIfLess { lhs: Reg, rhs: Reg, offset: i16 },
+    JumpIfLess {
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+        /// Jump offset, relative to the next instruction.
+        offset: i16,
+    },
     /// `if !(lhs < imm) { pc += offset }` against a small integer constant, numbers only
     /// (`(if (< n 2) ...)`). Fuel 1. Errors: `script` (type).
-    JumpIfNotLessImm { lhs: Reg, imm: i16, offset: i16 },
+    JumpIfNotLessImm {
+        /// Left operand register.
+        lhs: Reg,
+        /// Immediate operand.
+        imm: i16,
+        /// Jump offset, relative to the next instruction.
+        offset: i16,
+    },
     /// `reg := reg + imm; if reg < rhs { pc += offset }`: the increment and bottom test of a
     /// counting loop in one instruction (`dotimes`, `(while (< i n) ... (setq i (1+ i)))`).
     /// Fuel 1. Errors: `script` (type) and `integer` from the addition, `script` (type)
     /// from the comparison; when the addition fails, `reg` is unchanged.
     AddImmJumpIfLess {
+        /// Counter register, incremented in place.
         reg: Reg,
+        /// Right operand register.
         rhs: Reg,
+        /// Immediate operand.
         imm: i8,
+        /// Jump offset, relative to the next instruction.
         offset: i16,
     },
 
     /// Returns `src` to the caller's destination register, or finishes the run from the main
     /// function. Fuel 1. Errors (main only): `value` when the final value exceeds the value
     /// budget or holds a closure.
-    Return { src: Reg },
+    Return {
+        /// Source register.
+        src: Reg,
+    },
     /// Fails with kind `script` and the message `constants[msg]` (a string). Emitted for
     /// errors the compiler proves when a form is reached: unbound variables, bad `let`
     /// binding names, unknown operators produced by macros. Fuel 1.
-    Fail { msg: ConstIdx },
+    Fail {
+        /// Constant-pool index of the message string.
+        msg: ConstIdx,
+    },
 
     /// `dst := functions[func](args..args+argc)`: pushes a frame. Fuel 1. Errors: `script`
     /// (arity), `stack`, `retained-value` (rest list).
     CallFn {
+        /// Destination register.
         dst: Reg,
+        /// Function-table index.
         func: FuncIdx,
+        /// First register of the contiguous argument block.
         args: Reg,
+        /// Number of registers in the argument block.
         argc: u8,
     },
     /// Tail call of `functions[func]`: replaces the current frame. Fuel 1. Errors as
     /// [`Op::CallFn`].
-    TailCallFn { func: FuncIdx, args: Reg, argc: u8 },
+    TailCallFn {
+        /// Function-table index.
+        func: FuncIdx,
+        /// First register of the contiguous argument block.
+        args: Reg,
+        /// Number of registers in the argument block.
+        argc: u8,
+    },
     /// `dst := PRIMITIVES[prim](args..args+argc)`. Fuel 1 + the primitive's work. Errors:
     /// `script` (arity, types), `value` (arguments or result over the value budget, with
     /// shared structure counted per use), `retained-value`, `atomic-work`, `step`.
     CallPrim {
+        /// Destination register.
         dst: Reg,
+        /// Primitive-table index.
         prim: PrimIdx,
+        /// First register of the contiguous argument block.
         args: Reg,
+        /// Number of registers in the argument block.
         argc: u8,
     },
     /// `dst := callee(args..)` where `callee` holds a closure or a symbol naming a script
     /// function, a primitive or a tool (already checked by [`Op::CheckCallable`]). Fuel 1.
     /// Errors: those of the callee; calling a tool suspends.
     CallValue {
+        /// Destination register.
         dst: Reg,
+        /// Register holding the callee.
         callee: Reg,
+        /// First register of the contiguous argument block.
         args: Reg,
+        /// Number of registers in the argument block.
         argc: u8,
     },
     /// `dst := callee(args.., spread(last))`: like [`Op::CallValue`], the last argument is a
     /// list whose elements become the trailing arguments. Fuel 1 + list length. Errors:
     /// `script` ("'apply': last argument must be a list").
     ApplyValue {
+        /// Destination register.
         dst: Reg,
+        /// Register holding the callee.
         callee: Reg,
+        /// First register of the contiguous argument block.
         args: Reg,
+        /// Number of registers in the argument block.
         argc: u8,
     },
     /// Checks that `src` is callable: a closure or a symbol naming a script function, a
     /// primitive or a roster tool. Fuel 1. Errors: `script` ("Macro NAME cannot be used as a
     /// function value", "Void or forbidden function: NAME", "Not callable: VALUE").
-    CheckCallable { src: Reg },
+    CheckCallable {
+        /// Source register.
+        src: Reg,
+    },
     /// `dst := closure(functions[func])`, capturing the cells the function's capture list
     /// names. Fuel 1. Errors: `retained-value`.
-    MakeClosure { dst: Reg, func: FuncIdx },
+    MakeClosure {
+        /// Destination register.
+        dst: Reg,
+        /// Function-table index.
+        func: FuncIdx,
+    },
 
     /// Suspends on `tools[tool](args..)`; the resumed result lands in `dst`. Fuel 1.
     /// Errors: `tool-call` (budget), `value` (argument list over budget or holding a
     /// closure), `script` ("A parallel call argument may not call another tool" while a
     /// batch is being built).
     CallTool {
+        /// Destination register.
         dst: Reg,
+        /// Tool-roster index.
         tool: ToolIdx,
+        /// First register of the contiguous argument block.
         args: Reg,
+        /// Number of registers in the argument block.
         argc: u8,
     },
     /// Starts building a parallel batch: from here until [`Op::BatchEnd`] no tool may be
     /// called. Fuel 1.
     BatchBegin,
     /// Adds `tools[tool](args..)` to the batch being built. Fuel 1. Errors: `value`.
-    BatchPush { tool: ToolIdx, args: Reg, argc: u8 },
+    BatchPush {
+        /// Tool-roster index.
+        tool: ToolIdx,
+        /// First register of the contiguous argument block.
+        args: Reg,
+        /// Number of registers in the argument block.
+        argc: u8,
+    },
     /// Suspends on the built batch (after charging its size to the tool-call budget); the
     /// resumed results land in `dst` as a list in source order. An empty batch gives nil
     /// without suspending. Fuel 1. Errors: `tool-call`.
-    BatchEnd { dst: Reg },
+    BatchEnd {
+        /// Destination register.
+        dst: Reg,
+    },
 
     /// `dst := lhs + rhs` (the `+` primitive, integer fast path). Fuel 1.
-    Add { dst: Reg, lhs: Reg, rhs: Reg },
+    Add {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := lhs - rhs`. Fuel 1.
-    Sub { dst: Reg, lhs: Reg, rhs: Reg },
+    Sub {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := lhs * rhs` (the `*` primitive, integer fast path). Fuel 1.
-    Mul { dst: Reg, lhs: Reg, rhs: Reg },
+    Mul {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := (% lhs rhs)` (integer remainder, fast path). Fuel 1. Errors: `script`
     /// ("Arithmetic error" on a zero divisor, types).
-    Rem { dst: Reg, lhs: Reg, rhs: Reg },
+    Rem {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := lhs + imm`. Fuel 1.
-    AddImm { dst: Reg, lhs: Reg, imm: i16 },
+    AddImm {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Immediate operand.
+        imm: i16,
+    },
     /// `dst := (< lhs rhs)`. Fuel 1.
-    Less { dst: Reg, lhs: Reg, rhs: Reg },
+    Less {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := (= lhs rhs)`. Fuel 1.
-    NumEq { dst: Reg, lhs: Reg, rhs: Reg },
+    NumEq {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := (eq lhs rhs)`. Fuel 1.
-    Eq { dst: Reg, lhs: Reg, rhs: Reg },
+    Eq {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := (car src)`. Fuel 1. Errors: `script` (type).
-    Car { dst: Reg, src: Reg },
+    Car {
+        /// Destination register.
+        dst: Reg,
+        /// Source register.
+        src: Reg,
+    },
     /// `dst := (cdr src)`. Fuel 1. Errors: `script` (type).
-    Cdr { dst: Reg, src: Reg },
+    Cdr {
+        /// Destination register.
+        dst: Reg,
+        /// Source register.
+        src: Reg,
+    },
     /// `dst := (cons lhs rhs)`. Fuel 1. Errors: `value`, `retained-value`.
-    Cons { dst: Reg, lhs: Reg, rhs: Reg },
+    Cons {
+        /// Destination register.
+        dst: Reg,
+        /// Left operand register.
+        lhs: Reg,
+        /// Right operand register.
+        rhs: Reg,
+    },
     /// `dst := (null src)`. Fuel 1.
-    Not { dst: Reg, src: Reg },
+    Not {
+        /// Destination register.
+        dst: Reg,
+        /// Source register.
+        src: Reg,
+    },
 
     /// Fails with `constants[msg]` unless `src` is a list. Fuel 1.
-    AssertList { src: Reg, msg: ConstIdx },
+    AssertList {
+        /// Source register.
+        src: Reg,
+        /// Constant-pool index of the message string.
+        msg: ConstIdx,
+    },
     /// `dst := reverse(src)` for a proper list built by the compiler's loops (`mapcar`).
     /// Fuel 1 + length. Errors: `value`, `retained-value`.
-    ReverseList { dst: Reg, src: Reg },
+    ReverseList {
+        /// Destination register.
+        dst: Reg,
+        /// Source register.
+        src: Reg,
+    },
 
     /// Installs a `condition-case` handler for this frame: `constants[clauses]` is a list
     /// with one entry per handler clause, each a list of condition symbols (`t` matches
@@ -213,7 +436,12 @@ pub enum Op {
     /// handler whose clauses match, the frames above its frame are dropped, the handlers
     /// above it and it are removed, `dst := (SYMBOL . DATA)`, `dst+1 := clause index`, and
     /// execution continues at the handler code. Fuel 1.
-    PushHandler { dst: Reg, clauses: ConstIdx },
+    PushHandler {
+        /// Destination register.
+        dst: Reg,
+        /// Constant-pool index of the list of clause condition lists.
+        clauses: ConstIdx,
+    },
     /// Removes the innermost handler (the body finished normally). Fuel 1.
     PopHandler,
 }

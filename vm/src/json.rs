@@ -319,7 +319,7 @@ pub fn from_json(json: &Json, symbols: &mut Symbols, limits: &Limits) -> Result<
             Some(In::Array(items, _)) => items.next(),
             Some(In::Object(entries, items)) => match entries.next() {
                 Some((key, child)) => {
-                    items.push(Value::Sym(symbols.intern(&format!(":{key}"))));
+                    items.push(Value::Sym(symbols.try_intern(&format!(":{key}"))?));
                     Some(child)
                 }
                 None => None,

@@ -10,6 +10,17 @@
 //! tool and carries its arguments as data.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::string_slice
+    )
+)]
 
 pub mod disasm;
 pub mod display_width;

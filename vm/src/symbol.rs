@@ -9,9 +9,19 @@
 //! - Ids `0..WELL_KNOWN.len()` are the [`well_known`] symbols, in that order, in every table.
 //! - Interned names map to exactly one id; [`Symbols::gensym`] makes uninterned symbols
 //!   whose identity is their id alone (their names may repeat).
+//! - A run adds at most [`MAX_RUN_SYMBOLS`] names through the fallible
+//!   [`Symbols::try_intern`] / [`Symbols::try_gensym`] that every guest-driven path uses
+//!   (primitives, parsed JSON keys); the infallible forms serve names bounded by the program
+//!   (the compiler's table, condition symbols), so ids always fit in `u32`.
 
+use crate::error::{Error, ErrorKind, Result};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
+
+/// Most names one run may add to its program's table (gensyms, `intern`ed names, keys of
+/// JSON read at run time). A fixed guard listed in the budgets chapter: past it the guest
+/// gets kind `retained-value`.
+pub const MAX_RUN_SYMBOLS: usize = 1 << 20;
 
 /// One guest symbol: an index into its table, with its name length and keyword flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -150,7 +160,7 @@ impl Interner {
         if let Some(&id) = self.map.get(name) {
             return Symbol::make(id, name);
         }
-        let id = u32::try_from(self.names.len()).expect("symbol table exceeds u32 ids");
+        let id = Self::next_id(self.names.len());
         let name: Arc<str> = Arc::from(name);
         self.names.push(name.clone());
         self.map.insert(name.clone(), id);
@@ -160,9 +170,21 @@ impl Interner {
     /// A fresh uninterned symbol named `name` (for the hidden variables of transformer
     /// expansions): never `eq` to any symbol the script can write.
     pub fn gensym(&mut self, name: &str) -> Symbol {
-        let id = u32::try_from(self.names.len()).expect("symbol table exceeds u32 ids");
+        let id = Self::next_id(self.names.len());
         self.names.push(Arc::from(name));
         Symbol::make(id, name)
+    }
+
+    /// The id of the `len`-th name.
+    #[allow(
+        clippy::expect_used,
+        reason = "a program's table holds names of its source and of its bounded expansions \
+                  (input-bytes, 40,000 expansions, 90,000 nodes) and a run adds at most \
+                  MAX_RUN_SYMBOLS guest-driven names plus the fixed condition names: far \
+                  below 2^32"
+    )]
+    fn next_id(len: usize) -> u32 {
+        u32::try_from(len).expect("symbol table exceeds u32 ids")
     }
 
     /// The symbol named `name`, if it was interned.
@@ -212,18 +234,26 @@ impl Symbols {
 
     /// The symbol named `name`, interning it into the run's table if it is new. A name the
     /// program already knows gives the program's symbol, so a tool result's `:path` key is
-    /// `eq` to the script's `:path`.
+    /// `eq` to the script's `:path`. For names bounded by the program (condition symbols);
+    /// guest-driven names use [`Symbols::try_intern`].
     pub fn intern(&mut self, name: &str) -> Symbol {
-        if let Some(symbol) = self.base.lookup(name) {
+        if let Some(symbol) = self.lookup_run(name) {
             return symbol;
         }
-        if let Some(&id) = self.extra_map.get(name) {
-            return Symbol::make(id, name);
+        self.push_interned(name)
+    }
+
+    /// [`Symbols::intern`] for guest-driven names: fails with kind `retained-value` once the
+    /// run has added [`MAX_RUN_SYMBOLS`] names.
+    ///
+    /// # Errors
+    /// Kind `retained-value` when the run's table is full.
+    pub fn try_intern(&mut self, name: &str) -> Result<Symbol> {
+        if let Some(symbol) = self.lookup_run(name) {
+            return Ok(symbol);
         }
-        let symbol = self.push(name);
-        self.extra_map
-            .insert(self.extra.last().cloned().expect("just pushed"), symbol.id);
-        symbol
+        self.check_room()?;
+        Ok(self.push_interned(name))
     }
 
     /// A fresh uninterned symbol named `prefix`: never `eq` to any other symbol.
@@ -231,9 +261,44 @@ impl Symbols {
         self.push(prefix)
     }
 
+    /// [`Symbols::gensym`] for the guest's `gensym`: fails with kind `retained-value` once
+    /// the run has added [`MAX_RUN_SYMBOLS`] names.
+    ///
+    /// # Errors
+    /// Kind `retained-value` when the run's table is full.
+    pub fn try_gensym(&mut self, prefix: &str) -> Result<Symbol> {
+        self.check_room()?;
+        Ok(self.push(prefix))
+    }
+
+    fn lookup_run(&self, name: &str) -> Option<Symbol> {
+        if let Some(symbol) = self.base.lookup(name) {
+            return Some(symbol);
+        }
+        self.extra_map.get(name).map(|&id| Symbol::make(id, name))
+    }
+
+    fn check_room(&self) -> Result<()> {
+        if self.extra.len() >= MAX_RUN_SYMBOLS {
+            return Err(Error::new(
+                ErrorKind::RetainedValue,
+                format!("the run made more than {MAX_RUN_SYMBOLS} new symbols"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn push_interned(&mut self, name: &str) -> Symbol {
+        let symbol = self.push(name);
+        if let Some(stored) = self.extra.last() {
+            self.extra_map.insert(stored.clone(), symbol.id);
+        }
+        symbol
+    }
+
     fn push(&mut self, name: &str) -> Symbol {
         let index = self.base.len() + self.extra.len();
-        let id = u32::try_from(index).expect("symbol table exceeds u32 ids");
+        let id = Interner::next_id(index);
         self.extra.push(Arc::from(name));
         Symbol::make(id, name)
     }
@@ -289,5 +354,22 @@ mod tests {
         assert_eq!(run.name(g1), "g");
         assert_eq!(run.name(fresh), ":other");
         assert!(!Symbol::make(0, ":").is_keyword());
+    }
+
+    #[test]
+    fn a_run_adds_at_most_max_run_symbols_names() {
+        let mut run = Symbols::new(Arc::new(Interner::new()));
+        let known = run.try_intern(":error").unwrap();
+        for _ in 0..MAX_RUN_SYMBOLS {
+            run.try_gensym("").unwrap();
+        }
+        let err = run.try_gensym("").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::RetainedValue);
+        assert_eq!(
+            run.try_intern("fresh").unwrap_err().kind(),
+            ErrorKind::RetainedValue
+        );
+        // Names already in a table still resolve.
+        assert_eq!(run.try_intern(":error").unwrap(), known);
     }
 }

@@ -1,3 +1,11 @@
+#![allow(
+    missing_docs,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "made compliant on the speed branch"
+)]
 //! Guest values and their cached sizes.
 //!
 //! A [`Value`] is two words. Aggregates (strings, conses, vectors, big integers, closures)

@@ -314,6 +314,8 @@ pub struct Envelope {
     notes: Vec<String>,
     next_batch: u64,
     started: Instant,
+    /// A refused envelope whose elapsed time the first poll sets.
+    refused_untimed: bool,
     now: Instant,
     deadline: Option<Instant>,
     outbox: VecDeque<Event>,
@@ -367,6 +369,7 @@ impl Envelope {
             notes: Vec::new(),
             next_batch: 1,
             started: now,
+            refused_untimed: false,
             now,
             deadline,
             outbox: VecDeque::new(),
@@ -451,6 +454,7 @@ impl Envelope {
             notes: Vec::new(),
             next_batch: 1,
             started: now,
+            refused_untimed: true,
             now,
             deadline: None,
             outbox: VecDeque::new(),
@@ -546,7 +550,14 @@ impl Envelope {
         loop {
             let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
             match phase {
-                Phase::Settled(outcome) => {
+                Phase::Settled(mut outcome) => {
+                    if std::mem::take(&mut self.refused_untimed) {
+                        // Refused at its start: the compile time, to the first poll, counts.
+                        outcome.stats.elapsed_ms = u64::try_from(
+                            self.now.saturating_duration_since(self.started).as_millis(),
+                        )
+                        .unwrap_or(u64::MAX);
+                    }
                     let event = Event::Settled(outcome.clone());
                     self.phase = Phase::Settled(outcome);
                     return event;

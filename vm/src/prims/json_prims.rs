@@ -400,11 +400,11 @@ fn parse_value(ctx: &mut PrimCtx<'_>, json: &Json, options: &Options) -> Result<
                 let item = parse_value(ctx, item, options)?;
                 match options.object {
                     ObjectType::Plist => {
-                        out.push(Value::Sym(ctx.symbols.intern(&format!(":{key}"))));
+                        out.push(Value::Sym(ctx.symbols.try_intern(&format!(":{key}"))?));
                         out.push(item);
                     }
                     ObjectType::Alist => {
-                        let symbol = Value::Sym(ctx.symbols.intern(key));
+                        let symbol = Value::Sym(ctx.symbols.try_intern(key)?);
                         out.push(Value::cons(symbol, item));
                     }
                 }

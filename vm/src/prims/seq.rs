@@ -154,7 +154,9 @@ pub(super) fn number_sequence(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<V
             ),
         ));
     }
-    let mut items = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    // Reserve no more than a small block up front: `count` is guest-controlled and only as
+    // bounded as the host's value budget.
+    let mut items = Vec::with_capacity(usize::try_from(count.min(4_096)).unwrap_or(0));
     let mut n = i128::from(from);
     for _ in 0..count {
         items.push(Value::Int(i64::try_from(n).map_err(|_| arith_error())?));

@@ -731,5 +731,5 @@ pub(super) fn gensym(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     }
     ctx.charge(text_units(prefix.len()));
     ctx.alloc(u64::try_from(prefix.len()).unwrap_or(u64::MAX));
-    Ok(Value::Sym(ctx.symbols.gensym(prefix)))
+    Ok(Value::Sym(ctx.symbols.try_gensym(prefix)?))
 }

@@ -107,11 +107,11 @@ pub(super) fn string_replace(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Va
     ctx.charge(text_units(text.len()));
     let mut out = String::new();
     let mut rest = text;
-    while let Some(at) = rest.find(from) {
-        out.push_str(&rest[..at]);
+    while let Some((before, after)) = rest.split_once(from) {
+        out.push_str(before);
         out.push_str(to);
         check_growth(ctx, "string-replace", out.len())?;
-        rest = &rest[at + from.len()..];
+        rest = after;
     }
     out.push_str(rest);
     check_growth(ctx, "string-replace", out.len())?;
@@ -513,7 +513,7 @@ pub(super) fn intern(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     Ok(match name.as_str() {
         "nil" => Value::Nil,
         "t" => Value::T,
-        _ => Value::Sym(ctx.symbols.intern(&name)),
+        _ => Value::Sym(ctx.symbols.try_intern(&name)?),
     })
 }
 
