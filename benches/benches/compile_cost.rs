@@ -104,7 +104,10 @@ fn allocations(mut f: impl FnMut()) -> (usize, usize) {
     let region = Region::new(GLOBAL);
     f();
     let stats = region.change();
-    (stats.allocations + stats.reallocations, stats.bytes_allocated)
+    (
+        stats.allocations + stats.reallocations,
+        stats.bytes_allocated,
+    )
 }
 
 fn load() -> String {

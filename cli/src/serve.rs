@@ -744,7 +744,12 @@ mod tests {
     }
 
     /// Runs `params` as request `id` to its end and returns the result object.
-    fn run(shared: &Arc<Shared>, frames: &std::sync::mpsc::Receiver<String>, id: u64, params: &Json) -> Json {
+    fn run(
+        shared: &Arc<Shared>,
+        frames: &std::sync::mpsc::Receiver<String>,
+        id: u64,
+        params: &Json,
+    ) -> Json {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
