@@ -440,7 +440,26 @@ fn scan_symbol_chars(cursor: &mut Cursor<'_>, text: &mut String) -> Result<bool,
 }
 
 fn scan_atom(lex: &mut logos::Lexer<'_, Raw>) -> Result<AtomText, LexError> {
-    let first = lex.slice().to_owned();
+    // Fast path: no backslash, so the atom is one slice of the source, copied once.
+    let first = lex.slice();
+    if first != "\\" {
+        let rest = lex.remainder();
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| ends_symbol(c) || c == '\\')
+            .map_or(rest.len(), |(at, _)| at);
+        if !rest[end..].starts_with('\\') {
+            let mut text = String::with_capacity(first.len() + end);
+            text.push_str(first);
+            text.push_str(&rest[..end]);
+            lex.bump(end);
+            return Ok(AtomText {
+                text,
+                escaped: false,
+            });
+        }
+    }
+    let first = first.to_owned();
     scanning(lex, |cursor| {
         let mut text = String::new();
         let mut escaped = false;
