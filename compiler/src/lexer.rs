@@ -598,6 +598,22 @@ fn integer(
     if length.saturating_sub(1).saturating_mul(floor_log2) >= number_bits {
         return Err(over());
     }
+    // Fast path: a literal that fits 64 bits needs no big-integer conversion.
+    if digits.bytes().all(|b| b.is_ascii_alphanumeric())
+        && let Ok(magnitude) = u64::from_str_radix(digits, radix)
+    {
+        if u64::from(64 - magnitude.leading_zeros()) > number_bits {
+            return Err(over());
+        }
+        let value = if negative {
+            0i64.checked_sub_unsigned(magnitude)
+        } else {
+            i64::try_from(magnitude).ok()
+        };
+        if let Some(value) = value {
+            return Ok(SexpKind::Int(value));
+        }
+    }
     let magnitude = BigUint::parse_bytes(digits.as_bytes(), radix).ok_or_else(over)?;
     if magnitude.bits() > number_bits {
         return Err(over());
