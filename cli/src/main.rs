@@ -96,7 +96,7 @@ enum Command {
     /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
     Mcp(mcp::McpArgs),
     /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
-    Serve,
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -153,7 +153,7 @@ fn main() -> ExitCode {
         } => check(file.as_deref(), expression, &common),
         Command::Describe { common } => describe(&common),
         Command::Mcp(args) => mcp::run(&args),
-        Command::Serve => Ok(serve::main()),
+        Command::Serve(args) => Ok(serve::main(&args)),
     };
     match result {
         Ok(code) => code,

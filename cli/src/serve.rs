@@ -17,7 +17,12 @@
 //!   line. Nothing the host sends can panic the server or stall another run.
 //! - EOF on stdin cancels every run; each still answers its `run` request (`interrupted`),
 //!   then the process exits 0.
+//! - `run` compiles through one [`ProgramCache`] per connection (`--program-cache N`,
+//!   default [`DEFAULT_PROGRAM_CACHE`], 0 turns it off): a script sent again for an equal
+//!   roster under equal budgets starts without compiling; another roster or other budgets
+//!   never share an entry. `check` always compiles.
 
+use ptc_runtime::cache::ProgramCache;
 use ptc_runtime::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure};
 use ptc_runtime::{CancelToken, Content, MediaRef, Registry, ToolContract, ToolResult, listing};
 use ptc_vm::Limits;
@@ -36,6 +41,17 @@ pub const PROTOCOL_VERSION: &str = "2026-12-01";
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// Runs active at once on one connection.
 pub const MAX_RUNS: usize = 256;
+/// Compiled programs kept per connection unless `--program-cache` says otherwise.
+pub const DEFAULT_PROGRAM_CACHE: usize = 128;
+
+/// `ptc serve`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ServeArgs {
+    /// Compiled programs kept for scripts sent again, least recently used dropped first
+    /// (0: compile every run).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PROGRAM_CACHE)]
+    program_cache: usize,
+}
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -67,6 +83,8 @@ struct Shared {
     pending: Mutex<HashMap<u64, (AnswerQueue, String)>>,
     /// Active runs by the JSON text of their request id.
     runs: Mutex<HashMap<String, CancelToken>>,
+    /// Compiled programs of earlier runs (`None`: compile every run).
+    cache: Option<ProgramCache>,
 }
 
 impl Shared {
@@ -86,7 +104,7 @@ impl Shared {
 }
 
 /// Runs the server until EOF on stdin.
-pub fn main() -> ExitCode {
+pub(crate) fn main(args: &ServeArgs) -> ExitCode {
     let (out_tx, out_rx) = std::sync::mpsc::channel::<String>();
     let writer = std::thread::spawn(move || {
         let mut stdout = std::io::stdout().lock();
@@ -116,6 +134,7 @@ pub fn main() -> ExitCode {
         next_request: AtomicU64::new(1),
         pending: Mutex::default(),
         runs: Mutex::default(),
+        cache: (args.program_cache > 0).then(|| ProgramCache::new(args.program_cache)),
     });
     runtime.block_on(serve(shared, frames_rx));
     runtime.shutdown_background();
@@ -501,7 +520,10 @@ fn start_run(
             ..EnvelopeOptions::default()
         },
     };
-    let envelope = Envelope::compile(config, &source, Instant::now());
+    let envelope = match &shared.cache {
+        Some(cache) => Envelope::compile_cached(config, &source, cache, Instant::now()),
+        None => Envelope::compile(config, &source, Instant::now()),
+    };
     let shared = shared.clone();
     let id = id.clone();
     Ok(async move {
@@ -704,5 +726,80 @@ fn content_block(block: &Json) -> Option<Content> {
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(cache: usize) -> (Arc<Shared>, std::sync::mpsc::Receiver<String>) {
+        let (out, frames) = std::sync::mpsc::channel();
+        let shared = Arc::new(Shared {
+            out,
+            next_request: AtomicU64::new(1),
+            pending: Mutex::default(),
+            runs: Mutex::default(),
+            cache: (cache > 0).then(|| ProgramCache::new(cache)),
+        });
+        (shared, frames)
+    }
+
+    /// Runs `params` as request `id` to its end and returns the result object.
+    fn run(
+        shared: &Arc<Shared>,
+        frames: &std::sync::mpsc::Receiver<String>,
+        id: u64,
+        params: &Json,
+    ) -> Json {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let task = start_run(shared, &json!(id), params).unwrap_or_else(|(_, m)| panic!("{m}"));
+        runtime.block_on(task);
+        let frame: Json = serde_json::from_str(&frames.recv().unwrap()).unwrap();
+        assert_eq!(frame["id"], json!(id), "{frame}");
+        frame["result"].clone()
+    }
+
+    fn tool(name: &str) -> Json {
+        json!({"name": name, "inputSchema": {"type": "object"}})
+    }
+
+    #[test]
+    fn a_script_sent_again_hits_the_cache_and_another_roster_or_budget_misses() {
+        let (shared, frames) = shared(8);
+        let stats = || shared.cache.as_ref().unwrap().stats();
+        let script = "(let ((x 20)) (+ x 22))";
+        let one = json!({"expression": script, "tools": [tool("A")]});
+        assert_eq!(run(&shared, &frames, 1, &one)["text"], "42");
+        assert_eq!((stats().hits, stats().misses), (0, 1));
+        assert_eq!(run(&shared, &frames, 2, &one)["text"], "42");
+        assert_eq!((stats().hits, stats().misses), (1, 1));
+        // The roster changed (a tool more): a miss, then that roster's own entry hits.
+        let two = json!({"expression": script, "tools": [tool("A"), tool("B")]});
+        assert_eq!(run(&shared, &frames, 3, &two)["text"], "42");
+        assert_eq!((stats().hits, stats().misses), (1, 2));
+        assert_eq!(run(&shared, &frames, 4, &two)["text"], "42");
+        assert_eq!((stats().hits, stats().misses), (2, 2));
+        // Other budgets: a miss (and the tighter budget is the one that applies).
+        let tight = json!({"expression": script, "tools": [tool("A")], "limits": {"steps": 1}});
+        assert_eq!(run(&shared, &frames, 5, &tight)["error"]["kind"], "step");
+        assert_eq!((stats().hits, stats().misses), (2, 3));
+        // A rejected script is never cached: it is diagnosed again each time.
+        let bad = json!({"expression": "(B)", "tools": [tool("A")]});
+        assert_eq!(run(&shared, &frames, 6, &bad)["error"]["kind"], "preflight");
+        assert_eq!(run(&shared, &frames, 7, &bad)["error"]["kind"], "preflight");
+        assert_eq!((stats().hits, stats().misses, stats().len), (2, 5, 3));
+    }
+
+    #[test]
+    fn program_cache_zero_compiles_every_run() {
+        let (shared, frames) = shared(0);
+        assert!(shared.cache.is_none());
+        let params = json!({"expression": "(+ 1 2)"});
+        assert_eq!(run(&shared, &frames, 1, &params)["text"], "3");
+        assert_eq!(run(&shared, &frames, 2, &params)["text"], "3");
     }
 }

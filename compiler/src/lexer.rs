@@ -440,7 +440,26 @@ fn scan_symbol_chars(cursor: &mut Cursor<'_>, text: &mut String) -> Result<bool,
 }
 
 fn scan_atom(lex: &mut logos::Lexer<'_, Raw>) -> Result<AtomText, LexError> {
-    let first = lex.slice().to_owned();
+    // Fast path: no backslash, so the atom is one slice of the source, copied once.
+    let first = lex.slice();
+    if first != "\\" {
+        let rest = lex.remainder();
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| ends_symbol(c) || c == '\\')
+            .map_or(rest.len(), |(at, _)| at);
+        if !rest[end..].starts_with('\\') {
+            let mut text = String::with_capacity(first.len() + end);
+            text.push_str(first);
+            text.push_str(&rest[..end]);
+            lex.bump(end);
+            return Ok(AtomText {
+                text,
+                escaped: false,
+            });
+        }
+    }
+    let first = first.to_owned();
     scanning(lex, |cursor| {
         let mut text = String::new();
         let mut escaped = false;
@@ -578,6 +597,22 @@ fn integer(
     let length = u64::try_from(digits.len()).unwrap_or(u64::MAX);
     if length.saturating_sub(1).saturating_mul(floor_log2) >= number_bits {
         return Err(over());
+    }
+    // Fast path: a literal that fits 64 bits needs no big-integer conversion.
+    if digits.bytes().all(|b| b.is_ascii_alphanumeric())
+        && let Ok(magnitude) = u64::from_str_radix(digits, radix)
+    {
+        if u64::from(64 - magnitude.leading_zeros()) > number_bits {
+            return Err(over());
+        }
+        let value = if negative {
+            0i64.checked_sub_unsigned(magnitude)
+        } else {
+            i64::try_from(magnitude).ok()
+        };
+        if let Some(value) = value {
+            return Ok(SexpKind::Int(value));
+        }
     }
     let magnitude = BigUint::parse_bytes(digits.as_bytes(), radix).ok_or_else(over)?;
     if magnitude.bits() > number_bits {

@@ -29,11 +29,17 @@ use crate::transform::{Builder, is_variable, shape};
 /// expands (every one after the original six).
 #[must_use]
 pub fn lookup(name: &str) -> Option<&'static str> {
-    crate::tables::TRANSFORMERS
-        .iter()
-        .skip(6)
-        .find(|n| **n == name)
-        .copied()
+    // Asked for every list head preflight and expansion see: a hash set over the table's
+    // conveniences, built once, instead of a scan.
+    static NAMES: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::LazyLock::new(|| {
+            crate::tables::TRANSFORMERS
+                .iter()
+                .skip(6)
+                .copied()
+                .collect()
+        });
+    NAMES.get(name).copied()
 }
 
 /// The usage a shape error prints.

@@ -105,6 +105,8 @@ pub struct Config {
     pub standalone: Vec<String>,
     /// How long one upstream may take to start, initialize and list its tools.
     pub startup_timeout: Duration,
+    /// Compiled programs kept for ToolCalls sent again (`ptc.programCache`; 0: none).
+    pub program_cache: usize,
 }
 
 /// The per-call timeout when the file sets none: long operations are normal upstream, a
@@ -113,6 +115,9 @@ pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 120_000;
 
 /// The start-up timeout per upstream when the file sets none.
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 30_000;
+
+/// Compiled programs kept when the file sets no `ptc.programCache`.
+pub const DEFAULT_PROGRAM_CACHE: usize = 128;
 
 /// The keys of a server entry and of the `ptc` section: single closed tables.
 const SERVER_KEYS: &[&str] = &["type", "command", "args", "env", "cwd", "url"];
@@ -123,6 +128,7 @@ const PTC_KEYS: &[&str] = &[
     "parallelism",
     "toolTimeoutMs",
     "startupTimeoutMs",
+    "programCache",
 ];
 const FILTER_KEYS: &[&str] = &["allow", "deny", "ask"];
 
@@ -273,6 +279,7 @@ impl Config {
             },
             standalone: Vec::new(),
             startup_timeout: Duration::from_millis(DEFAULT_STARTUP_TIMEOUT_MS),
+            program_cache: DEFAULT_PROGRAM_CACHE,
         };
         if let Some(ptc) = root.get("ptc") {
             parse_ptc(&cx, ptc, &mut config)?;
@@ -436,6 +443,12 @@ fn parse_ptc(cx: &Ctx<'_>, ptc: &Json, config: &mut Config) -> Result<(), Config
             .unwrap_or(DEFAULT_STARTUP_TIMEOUT_MS);
         config.startup_timeout = Duration::from_millis(ms);
     }
+    if let Some(v) = ptc.get("programCache") {
+        config.program_cache = v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| cx.err("ptc.programCache", "expected a non-negative integer"))?;
+    }
     Ok(())
 }
 
@@ -456,7 +469,8 @@ mod tests {
                  "web": {"type": "http", "url": "http://127.0.0.1:9/mcp"}},
                "ptc": {"servers": {"fs": {"allow": ["read_*"], "deny": ["read_media*"], "ask": ["read_text_file"]}},
                        "standalone": ["fs.read_file"], "limits": {"steps": 5000, "tool-calls": "9"},
-                       "parallelism": 2, "toolTimeoutMs": 500, "startupTimeoutMs": 100}}"#,
+                       "parallelism": 2, "toolTimeoutMs": 500, "startupTimeoutMs": 100,
+                       "programCache": 7}}"#,
         )
         .unwrap();
         assert_eq!(config.servers.len(), 2);
@@ -471,6 +485,7 @@ mod tests {
         assert_eq!(config.limits.steps, 5000);
         assert_eq!(config.standalone, vec!["fs.read_file".to_owned()]);
         assert_eq!(config.startup_timeout, Duration::from_millis(100));
+        assert_eq!(config.program_cache, 7);
     }
 
     #[test]

@@ -14,10 +14,15 @@
 //! - Every raw result stored for a run is taken out when that run settles
 //!   ([`Gateway::take_raw`]), so the store holds only results of runs in flight.
 //! - Upstreams are kept in configuration order, so the roster order is stable.
+//! - ToolCalls compile through one bounded program cache ([`Gateway::compile`]) keyed by
+//!   the script, the roster snapshot (with every argument contract) and the budgets: a
+//!   rebuilt roster that differs never serves a program compiled for the old one.
 
 use crate::config::{Config, ToolFilter};
 use crate::mapping;
 use crate::upstream::{self, Upstream};
+use ptc_compiler::{Compiled, Diagnostic};
+use ptc_runtime::cache::{CacheStats, ProgramCache};
 use ptc_runtime::tool::is_legal_tool_name;
 use ptc_runtime::{BoxFuture, Registry, ToolContract, ToolHandler, ToolRequestCtx, ToolResult};
 use ptc_vm::Limits;
@@ -126,6 +131,8 @@ pub struct Gateway {
     raw: Arc<RawStore>,
     downstream: Mutex<Vec<Peer<RoleServer>>>,
     changed: mpsc::UnboundedSender<String>,
+    /// Compiled ToolCalls (`None`: `ptc.programCache` is 0).
+    cache: Option<ProgramCache>,
 }
 
 impl Gateway {
@@ -147,6 +154,7 @@ impl Gateway {
             raw: Arc::new(RawStore::default()),
             downstream: Mutex::new(Vec::new()),
             changed,
+            cache: (config.program_cache > 0).then(|| ProgramCache::new(config.program_cache)),
         });
         let weak: Weak<Gateway> = Arc::downgrade(&gateway);
         tokio::spawn(async move {
@@ -211,6 +219,26 @@ impl Gateway {
     #[must_use]
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// `script` compiled for `roster` under the gateway's budgets, through the program
+    /// cache: a script compiled before for an equal roster (after a `tools/list_changed`
+    /// the roster differs, so the script compiles again) is not compiled twice.
+    ///
+    /// # Errors
+    /// The compiler's diagnostics.
+    pub fn compile(&self, script: &str, roster: &Roster) -> Result<Arc<Compiled>, Vec<Diagnostic>> {
+        let tools = roster.registry.roster();
+        match &self.cache {
+            Some(cache) => cache.get_or_compile(script, &tools, &self.limits),
+            None => ptc_compiler::compile(script, &tools, &self.limits).map(Arc::new),
+        }
+    }
+
+    /// The program cache's hits, misses and size (`None`: no cache).
+    #[must_use]
+    pub fn cache_stats(&self) -> Option<CacheStats> {
+        self.cache.as_ref().map(ProgramCache::stats)
     }
 
     /// The current roster.

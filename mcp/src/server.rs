@@ -2,7 +2,8 @@
 //!
 //! The client sees two tools, `ToolCall` (the static description `ptc describe` prints) and
 //! `ToolSearch`; the tool listing goes in the initialize `instructions`. A ToolCall is
-//! compiled against the current roster first — diagnostics come back as `isError: true`
+//! compiled against the current roster first (through the gateway's program cache) —
+//! diagnostics come back as `isError: true`
 //! with the caret text, before any upstream call — and then run by ptc-runtime's
 //! [`Runner`], with a permission policy that asks the user (MCP elicitation) before each
 //! call of an `ask` tool.
@@ -111,7 +112,7 @@ impl PtcServer {
             Ok(script) => script,
             Err(message) => return text_result(&format!("Error: {message}"), true),
         };
-        let compiled = match ptc_compiler::compile(script, &roster.registry.roster(), &limits) {
+        let compiled = match self.gateway.compile(script, &roster) {
             Ok(compiled) => compiled,
             Err(diagnostics) => {
                 let text = ptc_compiler::render::render(script, "expression", &diagnostics);
@@ -133,7 +134,12 @@ impl PtcServer {
             forwarder = Some(task);
         }
         let cancel: CancelToken = options.cancel_token().clone();
-        let run = runner.run_program(compiled.program, compiled.direct, script, options);
+        let run = runner.run_program(
+            Arc::clone(&compiled.program),
+            compiled.direct.clone(),
+            script,
+            options,
+        );
         tokio::pin!(run);
         let outcome = tokio::select! {
             outcome = &mut run => outcome,

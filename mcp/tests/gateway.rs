@@ -602,3 +602,48 @@ async fn upstreams_that_fail_to_start_or_initialize_are_left_out() {
     assert_eq!(gateway.roster().listing, "No tools are available.");
     gateway.shutdown().await;
 }
+
+#[tokio::test]
+async fn repeated_tool_calls_hit_the_program_cache_and_a_roster_change_misses() {
+    let h = harness(&["up"], json!({"programCache": 4})).await;
+    let client_state = TestClient::default();
+    let client = h.client(client_state.clone()).await;
+    let stats = || h.gateway.cache_stats().unwrap();
+    let script = r#"(up.echo :text "x")"#;
+    assert_eq!(text_of(&tool_call(&client, script).await), "x");
+    assert_eq!((stats().hits, stats().misses), (0, 1));
+    assert_eq!(text_of(&tool_call(&client, script).await), "x");
+    assert_eq!((stats().hits, stats().misses), (1, 1));
+    // A rejected script is diagnosed every time, never cached.
+    assert!(is_error(&tool_call(&client, "(up.late)").await));
+    assert_eq!((stats().hits, stats().misses, stats().len), (1, 2, 1));
+    // The upstream adds a tool: after list_changed the same script compiles again.
+    let server = h.server("up");
+    server
+        .tools
+        .lock()
+        .unwrap()
+        .push(tool("late", object(json!({}), &[])));
+    let peer = server.peer.lock().unwrap().clone().unwrap();
+    peer.notify_tool_list_changed().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while h.gateway.roster().entry("up.late").is_none() {
+        assert!(Instant::now() < deadline, "the roster was not rebuilt");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(text_of(&tool_call(&client, script).await), "x");
+    assert_eq!((stats().hits, stats().misses), (1, 3));
+    assert_eq!(text_of(&tool_call(&client, script).await), "x");
+    assert_eq!((stats().hits, stats().misses), (2, 3));
+}
+
+#[tokio::test]
+async fn program_cache_zero_turns_the_cache_off() {
+    let h = harness(&["up"], json!({"programCache": 0})).await;
+    let client = h.client(TestClient::default()).await;
+    assert!(h.gateway.cache_stats().is_none());
+    assert_eq!(
+        text_of(&tool_call(&client, r#"(up.echo :text "y")"#).await),
+        "y"
+    );
+}

@@ -26,6 +26,7 @@ pub mod disasm;
 pub mod display_width;
 pub mod equal;
 pub mod error;
+pub mod heap;
 pub mod isa;
 pub mod json;
 pub mod limits;

@@ -4,6 +4,7 @@
 
 use num_bigint::BigInt;
 use ptc_vm::error::ErrorKind;
+use ptc_vm::heap::conses;
 use ptc_vm::prims::{PRIMITIVES, PrimCtx, lookup};
 use ptc_vm::print::{self, Style};
 use ptc_vm::symbol::well_known;
@@ -64,10 +65,20 @@ fn cons_list_append() {
         "Wrong type argument: listp, 2"
     );
     let out = call_with(&Limits::default(), "append", "((1 2) (3) (4))");
-    assert_eq!(out.allocated, 3, "copies 3 conses, shares the last list");
+    assert_eq!(
+        out.allocated,
+        conses(3),
+        "copies 3 conses, shares the last list"
+    );
     assert!(out.work >= 3);
-    assert_eq!(call_with(&Limits::default(), "list", "(1 2)").allocated, 2);
-    assert_eq!(call_with(&Limits::default(), "cons", "(1 2)").allocated, 1);
+    assert_eq!(
+        call_with(&Limits::default(), "list", "(1 2)").allocated,
+        conses(2)
+    );
+    assert_eq!(
+        call_with(&Limits::default(), "cons", "(1 2)").allocated,
+        conses(1)
+    );
 }
 
 #[test]
@@ -185,7 +196,7 @@ fn sort_is_a_stable_copy_by_value_less() {
     assert_eq!(err("sort", "((2 1 . 0))"), "Wrong type argument: listp, 0");
     assert_eq!(
         call_with(&Limits::default(), "sort", "((3 1 2))").allocated,
-        3
+        conses(3)
     );
 }
 
@@ -277,7 +288,7 @@ fn long_lists_are_walked_without_recursion_and_charged() {
         reversed.as_cons().map(|c| c.car()),
         Some(Value::Int(99_999))
     ));
-    assert_eq!(ctx.allocated(), 100_000);
+    assert_eq!(ctx.allocated(), conses(100_000));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -397,19 +397,47 @@ impl Envelope {
     ) -> Envelope {
         match compiled {
             Ok(compiled) => Envelope::start(config, compiled.program, compiled.direct, script, now),
-            Err(diagnostics) => {
-                let kind = diagnostics.first().map_or(
-                    crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
-                    crate::ErrorKind::of_diagnostic,
-                );
-                let message = diagnostics
-                    .iter()
-                    .map(|d| d.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                Envelope::refused(config, now, kind, &message)
-            }
+            Err(diagnostics) => Envelope::rejected(config, now, &diagnostics),
         }
+    }
+
+    /// [`Envelope::compile`] through `cache`: a script compiled before for an equal roster
+    /// under equal budgets starts without compiling (`crate::cache`).
+    #[must_use]
+    pub fn compile_cached(
+        config: EnvelopeConfig,
+        script: &str,
+        cache: &crate::cache::ProgramCache,
+        now: Instant,
+    ) -> Envelope {
+        match cache.get_or_compile(script, &config.registry.roster(), &config.limits) {
+            Ok(compiled) => Envelope::start(
+                config,
+                Arc::clone(&compiled.program),
+                compiled.direct.clone(),
+                script,
+                now,
+            ),
+            Err(diagnostics) => Envelope::rejected(config, now, &diagnostics),
+        }
+    }
+
+    /// Settled at once as `script-error` with every diagnostic's message.
+    fn rejected(
+        config: EnvelopeConfig,
+        now: Instant,
+        diagnostics: &[ptc_compiler::Diagnostic],
+    ) -> Envelope {
+        let kind = diagnostics.first().map_or(
+            crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
+            crate::ErrorKind::of_diagnostic,
+        );
+        let message = diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        Envelope::refused(config, now, kind, &message)
     }
 
     /// Starts from the model's raw ToolCall argument object, which must be exactly

@@ -126,7 +126,7 @@ impl Machine {
         }
         if func.rest {
             let rest: Vec<Value> = args.collect();
-            self.charge_retained(rest.len() as u64)?;
+            self.charge_retained(crate::heap::conses(rest.len() as u64))?;
             let list = Value::list(rest);
             *self
                 .regs

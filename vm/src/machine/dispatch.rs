@@ -167,7 +167,7 @@ impl Machine {
                         regs.get(base + rhs.as_usize()),
                     ) {
                         let value = Value::cons(car.clone(), cdr.clone());
-                        let retained = self.stats.retained_bytes.saturating_add(1);
+                        let retained = self.stats.retained_bytes.saturating_add(crate::heap::CONS);
                         if value.weight().bytes <= self.limits.value_bytes
                             && value.weight().nodes <= self.limits.value_nodes
                             && retained <= self.limits.retained_bytes

@@ -70,7 +70,7 @@ impl Machine {
             Op::LoadInt { dst, value } => self.set(base, dst, Value::Int(i64::from(value)))?,
             Op::NewCell { dst, src } => {
                 let value = self.reg(base, src)?.clone();
-                self.charge_retained(8)?;
+                self.charge_retained(crate::heap::CELL)?;
                 let index = i64::try_from(self.cells.len()).map_err(|_| internal("cell heap"))?;
                 self.cells.push(value);
                 self.set(base, dst, Value::Int(index))?;
@@ -320,7 +320,7 @@ impl Machine {
                     };
                     captures.push(u32::try_from(index).map_err(|_| internal("cell index"))?);
                 }
-                self.charge_retained(8 + 4 * captures.len() as u64)?;
+                self.charge_retained(crate::heap::closure(captures.len() as u64))?;
                 let closure = Closure {
                     function: u32::from(func.0),
                     captures: captures.into_boxed_slice(),
@@ -463,7 +463,7 @@ impl Machine {
                 let cdr = self.reg(base, rhs)?.clone();
                 let value = Value::cons(car, cdr);
                 check_weight(value.weight(), &self.limits)?;
-                self.charge_retained(1)?;
+                self.charge_retained(crate::heap::CONS)?;
                 self.set(base, dst, value)?;
             }
             Op::Not { dst, src } => {
@@ -490,7 +490,7 @@ impl Machine {
                 }
                 self.stats.fuel_used = self.stats.fuel_used.saturating_add(count);
                 check_weight(out.weight(), &self.limits)?;
-                self.charge_retained(count)?;
+                self.charge_retained(crate::heap::conses(count))?;
                 self.set(base, dst, out)?;
             }
         }

@@ -299,7 +299,7 @@ impl Machine {
                 top.pc = handler.pc;
             }
             let condition = Value::cons(Value::Sym(self.symbols.intern(&symbol)), data);
-            self.charge_retained(condition.weight().bytes)?;
+            self.charge_retained(crate::heap::of(&condition))?;
             let slot = self
                 .regs
                 .get_mut(handler.dst..handler.dst + 2)

@@ -48,7 +48,7 @@ impl Machine {
         }
         let list = Value::list(admitted);
         if let Err(error) = self
-            .charge_retained(count as u64)
+            .charge_retained(crate::heap::conses(count as u64))
             .and_then(|()| self.store(dst, list))
         {
             return self.settle_error(error);
@@ -69,7 +69,7 @@ impl Machine {
                 self.error_value(&format!("Nested tool result rejected: {}", error.message()))
             }
         };
-        self.charge_retained(value.weight().bytes)?;
+        self.charge_retained(crate::heap::of(&value))?;
         Ok(value)
     }
 
@@ -107,7 +107,7 @@ impl Machine {
         if weight.has_closure {
             return Err(closure_boundary());
         }
-        self.charge_retained(count)?;
+        self.charge_retained(crate::heap::conses(count))?;
         Ok(ToolRequest {
             tool: Arc::clone(name),
             args: list,

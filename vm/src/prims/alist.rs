@@ -16,6 +16,7 @@ use super::PrimCtx;
 use super::string::wrong_type;
 use crate::equal;
 use crate::error::{Error, Result};
+use crate::heap;
 use crate::value::Value;
 
 fn arg(args: &[Value], index: usize) -> &Value {
@@ -186,7 +187,7 @@ pub(super) fn assoc_delete_all(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<
     if !walk.rest().is_nil() {
         return Err(wrong_type(ctx, "listp", alist));
     }
-    ctx.alloc(u64::try_from(kept.len()).unwrap_or(u64::MAX));
+    ctx.alloc(heap::conses(u64::try_from(kept.len()).unwrap_or(u64::MAX)));
     Ok(Value::list(kept))
 }
 
@@ -223,6 +224,6 @@ pub(super) fn plist_put(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> 
         items.push(property.clone());
         items.push(value.clone());
     }
-    ctx.alloc(u64::try_from(items.len()).unwrap_or(u64::MAX));
+    ctx.alloc(heap::conses(u64::try_from(items.len()).unwrap_or(u64::MAX)));
     Ok(Value::list(items))
 }

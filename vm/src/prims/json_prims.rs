@@ -14,6 +14,7 @@
 use super::PrimCtx;
 use super::string::{new_string, string_arg, text_units, wrong_type};
 use crate::error::{Error, ErrorKind, Result};
+use crate::heap;
 use crate::json::{JSON_DEPTH, check_weight};
 use crate::symbol::well_known;
 use crate::value::{Value, Weight};
@@ -437,6 +438,6 @@ pub(super) fn json_parse_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result
     let weight = weight_of(&json, 0)?;
     check_weight(weight, ctx.limits)?;
     let value = parse_value(ctx, &json, &options)?;
-    ctx.alloc(value.weight().bytes);
+    ctx.alloc(heap::of(&value));
     Ok(value)
 }

@@ -15,6 +15,7 @@
 use super::PrimCtx;
 use crate::equal;
 use crate::error::{Error, Result};
+use crate::heap;
 use crate::number::wrong_type;
 use crate::value::Value;
 use std::cmp::Ordering;
@@ -82,7 +83,7 @@ pub(super) fn cddr(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 
 /// `(cons CAR CDR)`
 pub(super) fn cons(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    ctx.alloc(1);
+    ctx.alloc(heap::CONS);
     Ok(Value::cons(arg(args, 0).clone(), arg(args, 1).clone()))
 }
 
@@ -90,7 +91,7 @@ pub(super) fn cons(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 pub(super) fn list(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     let count = args.len() as u64;
     ctx.charge(count);
-    ctx.alloc(count);
+    ctx.alloc(heap::conses(count));
     Ok(Value::list(args.iter().cloned()))
 }
 
@@ -124,7 +125,7 @@ pub(super) fn append(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     }
     let count = items.len() as u64;
     ctx.charge(count.saturating_add(args.len() as u64));
-    ctx.alloc(count);
+    ctx.alloc(heap::conses(count));
     Ok(Value::list_with_tail(items, last.clone()))
 }
 
@@ -270,7 +271,7 @@ pub(super) fn take(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     }
     let built = items.len() as u64;
     ctx.charge(built);
-    ctx.alloc(built);
+    ctx.alloc(heap::conses(built));
     Ok(Value::list(items))
 }
 
@@ -291,21 +292,21 @@ pub(super) fn reverse(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
             if !walk.rest().is_nil() {
                 return Err(listp_error(ctx, walk.rest()));
             }
-            ctx.alloc(count);
+            ctx.alloc(heap::conses(count));
             Ok(reversed)
         }
         Value::Vector(vector) => {
             let items: Vec<Value> = vector.items().iter().rev().cloned().collect();
             let count = items.len() as u64;
             ctx.charge(count);
-            ctx.alloc(count);
+            ctx.alloc(heap::vector(count));
             Ok(Value::vector(items))
         }
         Value::Str(text) => {
             let reversed: String = text.as_str().chars().rev().collect();
             let bytes = reversed.len() as u64;
             ctx.charge(bytes / 32 + 1);
-            ctx.alloc(bytes);
+            ctx.alloc(heap::string(bytes));
             Ok(Value::string(reversed))
         }
         other => Err(wrong_type("sequencep", other, &*ctx.symbols)),
@@ -332,7 +333,7 @@ pub(super) fn sort(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     let sorted = merge_sort(items, ctx, &mut work);
     ctx.charge(work);
     let sorted = sorted?;
-    ctx.alloc(count);
+    ctx.alloc(heap::conses(count));
     Ok(Value::list(sorted))
 }
 

@@ -76,7 +76,8 @@ impl<'a> PrimCtx<'a> {
         self.work = self.work.saturating_add(units);
     }
 
-    /// Records `bytes` (weight units) of freshly built structure, for the retained budget.
+    /// Records `bytes` of freshly built structure, for the retained budget: real heap bytes,
+    /// as [`crate::heap`] computes them.
     pub fn alloc(&mut self, bytes: u64) {
         self.allocated = self.allocated.saturating_add(bytes);
     }
@@ -87,7 +88,7 @@ impl<'a> PrimCtx<'a> {
         self.work
     }
 
-    /// The weight bytes allocated so far.
+    /// The heap bytes allocated so far.
     #[must_use]
     pub fn allocated(&self) -> u64 {
         self.allocated

@@ -8,6 +8,7 @@
 
 use super::PrimCtx;
 use crate::error::Result;
+use crate::heap;
 use crate::number::{self, Number, Op, Rounding, wrong_type};
 use crate::value::Value;
 use std::cmp::Ordering;
@@ -33,8 +34,8 @@ fn charge_op(ctx: &mut PrimCtx<'_>, op: Op, a: &Number, b: &Number) {
 /// Converts the final result and reports a big integer as allocated.
 fn finish(ctx: &mut PrimCtx<'_>, result: Number) -> Result<Value> {
     let value = result.into_value(ctx.limits)?;
-    if let Value::Big(_) = value {
-        ctx.alloc(value.weight().bytes);
+    if let Value::Big(n) = &value {
+        ctx.alloc(heap::big(n));
     }
     Ok(value)
 }
@@ -200,8 +201,8 @@ fn rounding(ctx: &mut PrimCtx<'_>, args: &[Value], mode: Rounding) -> Result<Val
     let words = |n: &Number| if n.is_float() { 18 } else { n.words() };
     ctx.charge(words(&n).saturating_mul(divisor.as_ref().map_or(1, words)));
     let result = number::round_to_integer(mode, &n, divisor.as_ref(), ctx.limits)?;
-    if let Value::Big(_) = result {
-        ctx.alloc(result.weight().bytes);
+    if let Value::Big(n) = &result {
+        ctx.alloc(heap::big(n));
     }
     Ok(result)
 }

@@ -16,6 +16,7 @@ use super::PrimCtx;
 use super::string::{new_string, out_of_range, wrong_type};
 use crate::equal;
 use crate::error::{Error, Result};
+use crate::heap;
 use crate::number::arith_error;
 use crate::value::Value;
 
@@ -55,7 +56,7 @@ pub(super) fn elements(ctx: &mut PrimCtx<'_>, sequence: &Value) -> Result<Vec<Va
 
 /// A fresh list of `items`, allocated.
 fn fresh_list(ctx: &mut PrimCtx<'_>, items: Vec<Value>) -> Value {
-    ctx.alloc(count_u64(items.len()));
+    ctx.alloc(heap::conses(count_u64(items.len())));
     Value::list(items)
 }
 
@@ -194,7 +195,7 @@ pub(super) fn seq_drop(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 fn rebuild(ctx: &mut PrimCtx<'_>, like: &Value, items: Vec<Value>) -> Result<Value> {
     match like {
         Value::Vector(_) => {
-            ctx.alloc(count_u64(items.len()));
+            ctx.alloc(heap::vector(count_u64(items.len())));
             Ok(Value::vector(items))
         }
         Value::Str(_) => {
@@ -282,7 +283,7 @@ pub(super) fn copy_sequence(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Val
 /// `(vector &rest OBJECTS)`
 pub(super) fn vector(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     ctx.charge(count_u64(args.len()));
-    ctx.alloc(count_u64(args.len()));
+    ctx.alloc(heap::vector(count_u64(args.len())));
     Ok(Value::vector(args.to_vec()))
 }
 
@@ -292,7 +293,7 @@ pub(super) fn vconcat(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     for sequence in args {
         items.extend(elements(ctx, sequence)?);
     }
-    ctx.alloc(count_u64(items.len()));
+    ctx.alloc(heap::vector(count_u64(items.len())));
     Ok(Value::vector(items))
 }
 

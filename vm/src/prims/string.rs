@@ -12,6 +12,7 @@ use super::casing::{
     capitalize_str, downcase_char, downcase_str, title_char, upcase_char, upcase_str,
 };
 use crate::error::{Error, ErrorKind, Result};
+use crate::heap;
 use crate::print::{self, Style};
 use crate::regexp::{Regex, RegexCache, Wrap};
 use crate::value::Value;
@@ -59,7 +60,7 @@ pub(super) fn out_of_range(ctx: &PrimCtx<'_>, args: &[&Value]) -> Error {
 /// A fresh string result, charged and allocated.
 pub(super) fn new_string(ctx: &mut PrimCtx<'_>, text: String) -> Value {
     ctx.charge(text_units(text.len()));
-    ctx.alloc(u64::try_from(text.len()).unwrap_or(u64::MAX));
+    ctx.alloc(heap::string(u64::try_from(text.len()).unwrap_or(u64::MAX)));
     Value::string(text)
 }
 
@@ -191,8 +192,8 @@ pub(super) fn substring(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> 
         Value::Vector(vector) => {
             let items = vector.items().get(from..to).unwrap_or_default().to_vec();
             ctx.charge(u64::try_from(items.len()).unwrap_or(u64::MAX));
+            ctx.alloc(heap::vector(u64::try_from(items.len()).unwrap_or(u64::MAX)));
             let result = Value::vector(items);
-            ctx.alloc(result.weight().bytes);
             Ok(result)
         }
         _ => Ok(Value::Nil),
@@ -316,7 +317,9 @@ pub(super) fn split_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
     }
     splitter.push_one(ctx, start, len)?;
     let pieces = splitter.pieces;
-    ctx.alloc(u64::try_from(pieces.len()).unwrap_or(u64::MAX));
+    ctx.alloc(heap::conses(
+        u64::try_from(pieces.len()).unwrap_or(u64::MAX),
+    ));
     Ok(Value::list(pieces))
 }
 
@@ -381,7 +384,7 @@ impl Splitter<'_> {
             }
         }
         if self.keep_nulls || !piece.is_empty() {
-            ctx.alloc(u64::try_from(piece.len()).unwrap_or(u64::MAX));
+            ctx.alloc(heap::string(u64::try_from(piece.len()).unwrap_or(u64::MAX)));
             self.pieces.push(Value::string(piece));
         }
         Ok(())
@@ -625,7 +628,7 @@ pub(super) fn string_to_number(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<
             ),
         ));
     }
-    ctx.alloc(value.weight().bytes);
+    ctx.alloc(heap::of(&value));
     Ok(value)
 }
 
@@ -730,6 +733,8 @@ pub(super) fn gensym(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
         ));
     }
     ctx.charge(text_units(prefix.len()));
-    ctx.alloc(u64::try_from(prefix.len()).unwrap_or(u64::MAX));
+    ctx.alloc(heap::symbol_name(
+        u64::try_from(prefix.len()).unwrap_or(u64::MAX),
+    ));
     Ok(Value::Sym(ctx.symbols.try_gensym(prefix)?))
 }

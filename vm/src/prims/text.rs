@@ -18,6 +18,7 @@ use super::string::{
     text_units, wrong_type,
 };
 use crate::error::{Error, ErrorKind, Result};
+use crate::heap;
 use crate::regexp::{Groups, Wrap};
 use crate::value::Value;
 
@@ -130,7 +131,11 @@ pub(super) fn string_lines(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
         .map(Value::string)
         .collect();
     let bytes: u64 = u64::try_from(text.len()).unwrap_or(u64::MAX);
-    ctx.alloc(bytes.saturating_add(u64::try_from(lines.len()).unwrap_or(u64::MAX)));
+    let count = u64::try_from(lines.len()).unwrap_or(u64::MAX);
+    ctx.alloc(
+        heap::conses(count)
+            .saturating_add(heap::string(0).saturating_mul(count).saturating_add(bytes)),
+    );
     Ok(Value::list(lines))
 }
 
@@ -509,7 +514,9 @@ pub(super) fn message(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 pub(super) fn intern(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     let name = string_arg(ctx, arg(args, 0))?.to_owned();
     ctx.charge(text_units(name.len()));
-    ctx.alloc(u64::try_from(name.len()).unwrap_or(u64::MAX));
+    ctx.alloc(heap::symbol_name(
+        u64::try_from(name.len()).unwrap_or(u64::MAX),
+    ));
     Ok(match name.as_str() {
         "nil" => Value::Nil,
         "t" => Value::T,
