@@ -48,6 +48,10 @@ as_usize!(Reg, ConstIdx, FuncIdx, ToolIdx, PrimIdx);
 
 /// One instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    missing_docs,
+    reason = "each operand is named in its variant's register-transfer line"
+)]
 pub enum Op {
     /// `dst := src`. Fuel 1. No errors.
     Move { dst: Reg, src: Reg },

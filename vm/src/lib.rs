@@ -10,6 +10,16 @@
 //! tool and carries its arguments as data.
 
 #![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used
+    )
+)]
+#![deny(missing_docs)]
 
 pub mod disasm;
 pub mod display_width;
@@ -26,6 +36,10 @@ pub mod program;
 pub mod regexp;
 pub mod span;
 mod step;
+#[allow(
+    clippy::expect_used,
+    reason = "temporary on the speed branch: symbol.rs is the hostile branch's to make comply"
+)]
 pub mod symbol;
 pub mod value;
 mod verify;
