@@ -237,6 +237,18 @@ impl Machine {
                         continue;
                     }
                 }
+                Op::NumEq { dst, lhs, rhs } | Op::Less { dst, lhs, rhs } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                        let holds = if matches!(op, Op::NumEq { .. }) {
+                            a == b
+                        } else {
+                            a < b
+                        };
+                        if put(regs, base + dst.as_usize(), Value::bool(holds)) {
+                            continue;
+                        }
+                    }
+                }
                 Op::Add { dst, lhs, rhs } => {
                     if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_add(b)
