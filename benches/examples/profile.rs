@@ -23,14 +23,8 @@ fn main() {
     let compiled =
         |source: &str| ptc::compile_program(source, &limits).unwrap_or_else(|e| panic!("{e}"));
     if let Some(name) = workload.strip_prefix("disasm-") {
-        let source = match name {
-            "fib25" => programs::FIB,
-            "loop" => programs::LOOP,
-            "list" => programs::LIST,
-            "host" => programs::HOST,
-            _ => programs::COLD,
-        };
-        print!("{}", ptc_vm::disasm::disassemble(&compiled(source)));
+        let source = source_of(name).map_or_else(|| programs::COLD.to_owned(), |(s, _)| s);
+        print!("{}", ptc_vm::disasm::disassemble(&compiled(&source)));
         println!(
             "size_of Step {} Value {} Error {}",
             std::mem::size_of::<ptc_vm::Step>(),
@@ -59,27 +53,8 @@ fn main() {
             })
         }
         name => {
-            let (source, metered) = match name {
-                "fib25" => (programs::FIB.to_owned(), true),
-                "loop" => (programs::LOOP.to_owned(), true),
-                "loop-unmetered" => (programs::LOOP.to_owned(), false),
-                "list" => (programs::LIST.to_owned(), true),
-                "strings" => (programs::STRINGS.to_owned(), true),
-                "host" => (programs::HOST.to_owned(), true),
-                "closures" => (ptc_benches::workloads::closures_source(), true),
-                "plist" => (ptc_benches::workloads::plist_source(), true),
-                "build" => (ptc_benches::workloads::build_source(), true),
-                other => match other.strip_prefix("shared-").and_then(|n| n.parse().ok()) {
-                    Some(n) => (ptc::shared_list_source(n), true),
-                    None => match ptc_benches::workloads::PRIM_CASES
-                        .iter()
-                        .find(|(name, _)| other.strip_prefix("prim-") == Some(*name))
-                    {
-                        Some((_, expr)) => (ptc_benches::workloads::prim_source(expr), true),
-                        None => panic!("unknown workload {other}"),
-                    },
-                },
-            };
+            let (source, metered) =
+                source_of(name).unwrap_or_else(|| panic!("unknown workload {name}"));
             let program = compiled(&source);
             let host = host.clone();
             Box::new(move || {
@@ -96,4 +71,29 @@ fn main() {
         best = best.min(started.elapsed());
     }
     println!("{workload}: {first} ({times} measured calls, best {best:?})");
+}
+
+/// The program text of workload `name` and whether it runs metered.
+fn source_of(name: &str) -> Option<(String, bool)> {
+    Some(match name {
+        "fib25" => (programs::FIB.to_owned(), true),
+        "loop" => (programs::LOOP.to_owned(), true),
+        "loop-unmetered" => (programs::LOOP.to_owned(), false),
+        "list" => (programs::LIST.to_owned(), true),
+        "strings" => (programs::STRINGS.to_owned(), true),
+        "host" => (programs::HOST.to_owned(), true),
+        "cold" => (programs::COLD.to_owned(), true),
+        "closures" => (ptc_benches::workloads::closures_source(), true),
+        "plist" => (ptc_benches::workloads::plist_source(), true),
+        "build" => (ptc_benches::workloads::build_source(), true),
+        other => match other.strip_prefix("shared-").and_then(|n| n.parse().ok()) {
+            Some(n) => (ptc::shared_list_source(n), true),
+            None => {
+                let (_, expr) = ptc_benches::workloads::PRIM_CASES
+                    .iter()
+                    .find(|(name, _)| other.strip_prefix("prim-") == Some(*name))?;
+                (ptc_benches::workloads::prim_source(expr), true)
+            }
+        },
+    })
 }

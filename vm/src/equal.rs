@@ -1,11 +1,3 @@
-#![allow(
-    missing_docs,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "made compliant on the speed branch"
-)]
 //! Equality (`eq`, `eql`, `equal`) and the total-ish ordering `value<` used by `sort`.
 //!
 //! The VM calls these directly for its fast paths; the primitives wrap them.
@@ -78,33 +70,40 @@ pub fn equal(a: &Value, b: &Value) -> bool {
 #[must_use]
 pub fn equal_counting(a: &Value, b: &Value) -> (bool, u64) {
     let mut work: u64 = 0;
-    let mut stack: Vec<(&Value, &Value)> = vec![(a, b)];
-    while let Some((a, b)) = stack.pop() {
+    // The pair in hand stays in a local, so comparing two atoms never allocates; the
+    // stack holds only the pairs still to visit (cdrs, later vector elements).
+    let mut stack: Vec<(&Value, &Value)> = Vec::new();
+    let mut pair = (a, b);
+    loop {
+        let (a, b) = pair;
         work = work.saturating_add(1);
-        if eq(a, b) {
-            continue;
+        if !eq(a, b) {
+            match (a, b) {
+                (Value::Str(x), Value::Str(y)) => {
+                    work = work.saturating_add(x.as_str().len() as u64 / 32);
+                    if x.as_str() != y.as_str() {
+                        return (false, work);
+                    }
+                }
+                (Value::Cons(x), Value::Cons(y)) => {
+                    stack.push((x.cdr(), y.cdr()));
+                    pair = (x.car(), y.car());
+                    continue;
+                }
+                (Value::Vector(x), Value::Vector(y)) => {
+                    if x.items().len() != y.items().len() {
+                        return (false, work);
+                    }
+                    stack.extend(x.items().iter().zip(y.items()).rev());
+                }
+                _ => return (false, work),
+            }
         }
-        match (a, b) {
-            (Value::Str(x), Value::Str(y)) => {
-                work = work.saturating_add(x.as_str().len() as u64 / 32);
-                if x.as_str() != y.as_str() {
-                    return (false, work);
-                }
-            }
-            (Value::Cons(x), Value::Cons(y)) => {
-                stack.push((x.cdr(), y.cdr()));
-                stack.push((x.car(), y.car()));
-            }
-            (Value::Vector(x), Value::Vector(y)) => {
-                if x.items().len() != y.items().len() {
-                    return (false, work);
-                }
-                stack.extend(x.items().iter().zip(y.items()).rev());
-            }
-            _ => return (false, work),
+        match stack.pop() {
+            Some(next) => pair = next,
+            None => return (true, work),
         }
     }
-    (true, work)
 }
 
 /// `(value< A B)`: whether `a` sorts before `b`.

@@ -1,11 +1,3 @@
-#![allow(
-    missing_docs,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "made compliant on the speed branch"
-)]
 //! Guest values and their cached sizes.
 //!
 //! A [`Value`] is two words. Aggregates (strings, conses, vectors, big integers, closures)
@@ -399,16 +391,43 @@ fn drop_iteratively(mut stack: Vec<Value>) {
     }
 }
 
+/// Whether dropping `value` may free an aggregate with children.
+#[inline(always)]
+fn is_branch(value: &Value) -> bool {
+    matches!(value, Value::Cons(_) | Value::Vector(_))
+}
+
 impl Drop for Cons {
+    /// Unlinks the cdr chain in a loop (no allocation for a list of atoms); only cars that
+    /// are themselves aggregates go on the explicit stack of [`drop_iteratively`].
     fn drop(&mut self) {
-        let car_leaf = !matches!(self.car, Value::Cons(_) | Value::Vector(_));
-        let cdr_leaf = !matches!(self.cdr, Value::Cons(_) | Value::Vector(_));
-        if car_leaf && cdr_leaf {
+        if !is_branch(&self.car) && !is_branch(&self.cdr) {
             return;
         }
         let mut stack = Vec::new();
-        defer(std::mem::take(&mut self.car), &mut stack);
-        defer(std::mem::take(&mut self.cdr), &mut stack);
+        if is_branch(&self.car) {
+            defer(std::mem::take(&mut self.car), &mut stack);
+        }
+        let mut next = std::mem::take(&mut self.cdr);
+        loop {
+            match next {
+                Value::Cons(c) => match Arc::into_inner(c) {
+                    Some(mut cell) => {
+                        if is_branch(&cell.car) {
+                            defer(std::mem::take(&mut cell.car), &mut stack);
+                        }
+                        next = std::mem::take(&mut cell.cdr);
+                        // `cell` now holds no branch: its own drop returns at once.
+                    }
+                    None => break,
+                },
+                Value::Vector(_) => {
+                    defer(next, &mut stack);
+                    break;
+                }
+                _ => break,
+            }
+        }
         if !stack.is_empty() {
             drop_iteratively(stack);
         }

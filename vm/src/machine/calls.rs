@@ -331,9 +331,22 @@ pub(super) fn call_primitive(run: PrimRun<'_>, index: usize, args: &[Value]) -> 
     if run.metered && run.stats.fuel_used > run.limits.steps {
         return Err(step_budget(run.limits, run.stats.fuel_used));
     }
-    retain(run.stats, run.limits, allocated)?;
-    check_weight(value.weight(), run.limits)?;
+    if allocated != 0 {
+        retain(run.stats, run.limits, allocated)?;
+    }
+    check_result(&value, run.limits)?;
     Ok(value)
+}
+
+/// The value budget of a primitive's result. An integer is first counted at its widest
+/// (20 decimal bytes, one node), which needs no logarithm; only when that bound is over
+/// the budget is the exact weight checked, so the outcome is the exact check's.
+#[inline(always)]
+fn check_result(value: &Value, limits: &Limits) -> Result<()> {
+    match value {
+        Value::Int(_) if limits.value_bytes >= 20 && limits.value_nodes >= 1 => Ok(()),
+        other => check_weight(other.weight(), limits),
+    }
 }
 
 /// The value budget of an argument list (its weight, shared structure counted per use).

@@ -237,6 +237,18 @@ impl Machine {
                         continue;
                     }
                 }
+                Op::NumEq { dst, lhs, rhs } | Op::Less { dst, lhs, rhs } => {
+                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                        let holds = if matches!(op, Op::NumEq { .. }) {
+                            a == b
+                        } else {
+                            a < b
+                        };
+                        if put(regs, base + dst.as_usize(), Value::bool(holds)) {
+                            continue;
+                        }
+                    }
+                }
                 Op::Add { dst, lhs, rhs } => {
                     if let Some((a, b)) = ints(regs, base, lhs, rhs)
                         && let Some(n) = a.checked_add(b)
@@ -261,8 +273,22 @@ impl Machine {
                     continue;
                 }
                 Op::Move { dst, src } => {
-                    if let Some(&Value::Int(n)) = regs.get(base + src.as_usize())
-                        && put_int(regs, base + dst.as_usize(), n)
+                    let to = base + dst.as_usize();
+                    let moved = match regs.get(base + src.as_usize()) {
+                        Some(&Value::Int(n)) => put_int(regs, to, n),
+                        Some(value) => {
+                            let value = value.clone();
+                            put(regs, to, value)
+                        }
+                        None => false,
+                    };
+                    if moved {
+                        continue;
+                    }
+                }
+                Op::LoadConst { dst, idx } => {
+                    if let Some(value) = program.constants.get(idx.as_usize())
+                        && put(regs, base + dst.as_usize(), value.clone())
                     {
                         continue;
                     }

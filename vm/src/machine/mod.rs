@@ -1,11 +1,3 @@
-#![allow(
-    missing_docs,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "made compliant on the speed branch"
-)]
 //! The register machine: one run of one program.
 //!
 //! [`Machine`] owns everything a run mutates — the register file, the explicit frame stack,
@@ -300,12 +292,15 @@ impl Machine {
             }
             let condition = Value::cons(Value::Sym(self.symbols.intern(&symbol)), data);
             self.charge_retained(crate::heap::of(&condition))?;
-            let slot = self
+            let Some([symbol_slot, index_slot]) = self
                 .regs
                 .get_mut(handler.dst..handler.dst + 2)
-                .ok_or_else(|| internal("handler registers"))?;
-            slot[0] = condition;
-            slot[1] = Value::Int(i64::try_from(index).unwrap_or(i64::MAX));
+                .and_then(|slot| <&mut [Value; 2]>::try_from(slot).ok())
+            else {
+                return Err(internal("handler registers"));
+            };
+            *symbol_slot = condition;
+            *index_slot = Value::Int(i64::try_from(index).unwrap_or(i64::MAX));
             self.batch = None;
             return Ok(());
         }
