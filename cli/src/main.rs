@@ -20,7 +20,7 @@ mod stub;
 use ptc_cli::builtin;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ptc_runtime::{FileStore, Progress, Registry, RunOptions, Runner, listing};
+use ptc_runtime::{FileJournal, Progress, Registry, RunOptions, Runner, listing};
 use ptc_vm::Limits;
 use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
@@ -107,7 +107,7 @@ struct Common {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Keep durable envelope checkpoints in DIR (recovering interrupted ones first).
+    /// Keep a durable journal of envelope records in DIR (recovering interrupted ones first).
     #[arg(long, value_name = "DIR")]
     journal: Option<PathBuf>,
 }
@@ -234,10 +234,10 @@ fn not_utf8_outcome(
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
-        error: Some(ptc_runtime::OutcomeError {
-            kind: diagnostic.kind.as_str().to_owned(),
-            message: diagnostic.message.clone(),
-        }),
+        error: Some(ptc_runtime::OutcomeError::new(
+            ptc_runtime::ErrorKind::of_diagnostic(diagnostic),
+            diagnostic.message.clone(),
+        )),
         direct: None,
         direct_result: None,
         calls: Vec::new(),
@@ -277,8 +277,8 @@ fn run(
         .with_limits(limits)
         .with_policy(Arc::new(stub::policy(&stubs)));
     if let Some(dir) = &common.journal {
-        let store =
-            FileStore::open(dir).map_err(|e| Usage(format!("--journal {}: {e}", dir.display())))?;
+        let store = FileJournal::open(dir)
+            .map_err(|e| Usage(format!("--journal {}: {e}", dir.display())))?;
         match store.recover_now() {
             Ok(recovered) => {
                 for record in recovered {
@@ -287,7 +287,7 @@ fn run(
             }
             Err(error) => eprintln!("ptc: could not recover journal records: {error}"),
         }
-        runner = runner.with_checkpoints(Arc::new(store));
+        runner = runner.with_journal(Arc::new(store));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -320,12 +320,11 @@ fn run(
                 *slot = Some(snapshot.clone());
             }
         };
-        let options = RunOptions {
-            id,
-            progress: Some(Arc::new(sink)),
-            ..RunOptions::default()
-        };
-        let cancel = options.cancel.clone();
+        let mut options = RunOptions::new().progress(Arc::new(sink));
+        if let Some(id) = id {
+            options = options.id(id);
+        }
+        let cancel = options.cancel_token().clone();
         let interrupt = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 cancel.cancel();

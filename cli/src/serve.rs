@@ -533,8 +533,8 @@ async fn drive(
                 return *outcome;
             }
             Event::Pause => tokio::task::yield_now().await,
-            Event::Checkpoint(_) => {
-                let _ = envelope.checkpoint_written(true);
+            Event::Journal(_) => {
+                let _ = envelope.journal_written(true);
             }
             Event::Permission(calls) => {
                 for call in calls {
@@ -586,6 +586,8 @@ async fn drive(
                     () = sleep => {}
                 }
             }
+            // An event added after this loop was written: yield, then poll again.
+            _ => tokio::task::yield_now().await,
         }
     }
 }

@@ -152,6 +152,9 @@ pub struct Compiled {
     /// `Some(tool)` when the script is provably one direct call of a roster tool, whose
     /// result the host should return as that tool's own result.
     pub direct: Option<String>,
+    /// The declared inputs, in order: the body function's parameters
+    /// ([`crate::inputs`]).
+    pub inputs: Arc<[String]>,
 }
 
 /// Compiles `source` for `roster` under `limits`.
@@ -164,9 +167,24 @@ pub fn compile(
     roster: &Roster,
     limits: &Limits,
 ) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_with_inputs(source, roster, limits, &[])
+}
+
+/// Compiles `source` for `roster` under `limits`, with `inputs` declared as read-only
+/// variables of the script body ([`crate::inputs`]): a run binds each to a value, in order.
+///
+/// # Errors
+/// As [`compile`]; also E0150/E0151 for bad input names and E0904 for a `setq` of an input.
+pub fn compile_with_inputs(
+    source: &str,
+    roster: &Roster,
+    limits: &Limits,
+    inputs: &[&str],
+) -> Result<Compiled, Vec<Diagnostic>> {
     let deadline = Deadline::new(limits);
     let mut interner = Interner::new();
     let forms = reader::read(source, limits, &mut interner)?;
+    let input_symbols = crate::inputs::intern(inputs, &mut interner)?;
     deadline.check(Span::default())?;
     let span = forms
         .iter()
@@ -274,12 +292,14 @@ pub fn compile(
         body: &body,
         span,
         tools,
+        inputs: input_symbols,
     };
     let program = lower::lower(input, &parse_params).map_err(|d| vec![d])?;
     deadline.check(span)?;
     Ok(Compiled {
         program: Arc::new(program),
         direct: direct_call.map(|d| d.tool),
+        inputs: inputs.iter().map(|name| (*name).to_owned()).collect(),
     })
 }
 

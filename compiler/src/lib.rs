@@ -12,6 +12,7 @@ pub mod definitions;
 pub mod diagnostic;
 pub mod direct;
 pub mod expand;
+pub mod inputs;
 pub mod lambda_list;
 pub mod lexer;
 pub mod lower;
@@ -29,7 +30,9 @@ pub mod tables;
 pub mod token;
 pub mod transform;
 
-pub use compile::{Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, decode_script};
+pub use compile::{
+    Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, compile_with_inputs, decode_script,
+};
 pub use diagnostic::{Diagnostic, Diagnostics};
 pub use reader::{read, read_script};
 pub use roster::{Allowed, ArgContract, ArgSpec, JsonType, Roster, RosterTool};

@@ -139,6 +139,7 @@ impl<'a> VmMacros<'a> {
             body: &body,
             span,
             tools: self.tools.clone(),
+            inputs: Vec::new(),
         };
         let program = lower::lower(input, &parse_params)?;
         let limits = Limits {

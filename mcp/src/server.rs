@@ -129,10 +129,10 @@ impl PtcServer {
         let mut forwarder = None;
         if let Some(token) = progress_token {
             let (sink, task) = progress_sink(context.peer.clone(), token);
-            options.progress = Some(sink);
+            options = options.progress(sink);
             forwarder = Some(task);
         }
-        let cancel: CancelToken = options.cancel.clone();
+        let cancel: CancelToken = options.cancel_token().clone();
         let run = runner.run_program(compiled.program, compiled.direct, script, options);
         tokio::pin!(run);
         let outcome = tokio::select! {

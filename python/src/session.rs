@@ -172,7 +172,7 @@ impl Program {
             id: id.unwrap_or_else(ptc_runtime::fresh_id),
             options: EnvelopeOptions {
                 ask_permission,
-                checkpoints: false,
+                journal: false,
                 progress: false,
             },
         };
@@ -228,8 +228,8 @@ impl Session {
             let now = Instant::now();
             match envelope.poll(now) {
                 // Checkpoints are off; acknowledge defensively should one ever be asked.
-                Event::Checkpoint(_) => {
-                    let _ = envelope.checkpoint_written(true);
+                Event::Journal(_) => {
+                    let _ = envelope.journal_written(true);
                 }
                 Event::Permission(calls) => return HostEvent::Permission(calls),
                 Event::Dispatch(calls) => return HostEvent::Dispatch(calls),
@@ -239,6 +239,8 @@ impl Session {
                     return HostEvent::Waiting(deadline.map(|d| d.saturating_duration_since(now)));
                 }
                 Event::Settled(outcome) => return HostEvent::Settled(outcome),
+                // An event added after this binding was written: yield, then poll again.
+                _ => return HostEvent::Pause,
             }
         }
     }

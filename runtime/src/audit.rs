@@ -28,6 +28,7 @@ pub const PREVIEW_CHARS: usize = 200;
 /// Where a nested call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Status {
     /// Waiting in a batch for a free slot.
     Queued,

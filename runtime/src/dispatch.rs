@@ -35,6 +35,7 @@ pub const CANCEL_GRACE: Duration = Duration::from_millis(100);
 
 /// Where the driver runs each handler.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Isolation {
     /// On the blocking pool, one thread per call in flight: a blocking handler stalls only
     /// itself. The default.

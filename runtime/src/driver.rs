@@ -3,8 +3,8 @@
 //! [`Runner::run_program`] starts an [`Envelope`] and answers its events: permission asks
 //! go to the host's [`PermissionPolicy`] (a policy that answers at once is applied in
 //! launch order), dispatched calls run their handlers (in isolation from the driver, see
-//! [`crate::dispatch::Isolation`]), cancellations cancel the calls' tokens, checkpoint
-//! records go to the [`CheckpointStore`], pauses yield to the executor, and waits race the
+//! [`crate::dispatch::Isolation`]), cancellations cancel the calls' tokens, journal
+//! records go to the [`JournalStore`], pauses yield to the executor, and waits race the
 //! handlers, pending decisions, the host's [`CancelToken`] and the envelope's next deadline.
 //! Every semantic rule — ids, batches, source order, the audit, timeouts, the wall-clock
 //! bound, the result cap — lives in the envelope.
@@ -17,12 +17,14 @@
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
 
 use crate::cancel::CancelToken;
-use crate::checkpoint::CheckpointStore;
+use crate::context::{RunData, ToolFilter};
 use crate::dispatch::{self, ChildEnd, Isolation};
 use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
+use crate::journal::JournalStore;
 use crate::outcome::Outcome;
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
 use crate::progress::ProgressSink;
+use crate::script::Script;
 use crate::tool::{BoxFuture, Registry, ToolRequestCtx};
 use futures::FutureExt as _;
 use futures::StreamExt as _;
@@ -33,14 +35,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-/// Runs scripts against one registry with one policy, budget set and checkpoint store.
+/// Runs scripts against one registry with one policy, budget set and journal.
 /// Cheap to share; every run is independent.
 #[derive(Clone)]
 pub struct Runner {
     registry: Arc<Registry>,
     limits: Limits,
     policy: Arc<dyn PermissionPolicy>,
-    checkpoints: Option<Arc<dyn CheckpointStore>>,
+    journal: Option<Arc<dyn JournalStore>>,
     isolation: Isolation,
 }
 
@@ -49,22 +51,24 @@ impl std::fmt::Debug for Runner {
         f.debug_struct("Runner")
             .field("tools", &self.registry.len())
             .field("limits", &self.limits)
-            .field("checkpoints", &self.checkpoints.is_some())
+            .field("journal", &self.journal.is_some())
             .field("isolation", &self.isolation)
             .finish_non_exhaustive()
     }
 }
 
-/// Per-run options.
+/// Per-run options, built with the methods below (`RunOptions::new().id("toolu_1")...`);
+/// the fields are private so that new options never break a host.
 #[derive(Clone, Default)]
 pub struct RunOptions {
-    /// The envelope id (the host's tool-use id); a fresh `ptc-N` when absent.
-    pub id: Option<String>,
-    /// Cancelling it interrupts the run.
-    pub cancel: CancelToken,
-    /// Receives a [`crate::Progress`] snapshot after every change to the nested calls, and
-    /// a final one when the run settles (see [`crate::progress`]).
-    pub progress: Option<Arc<dyn ProgressSink>>,
+    id: Option<String>,
+    cancel: CancelToken,
+    progress: Option<Arc<dyn ProgressSink>>,
+    inputs: Option<serde_json::Map<String, serde_json::Value>>,
+    data: RunData,
+    limits: Option<Limits>,
+    policy: Option<Arc<dyn PermissionPolicy>>,
+    tools: Option<ToolFilter>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -73,15 +77,117 @@ impl std::fmt::Debug for RunOptions {
             .field("id", &self.id)
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
+            .field("inputs", &self.inputs)
+            .field("data", &self.data)
+            .field("limits", &self.limits)
+            .field("policy", &self.policy.is_some())
+            .field("tools", &self.tools)
             .finish()
     }
 }
+
+impl RunOptions {
+    /// Default options: a fresh id, a token nobody cancels, no progress, no inputs, no
+    /// data, the runner's limits, policy and tools.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The envelope id (the host's tool-use id); a fresh `ptc-TAG-N` when not set.
+    #[must_use]
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Cancelling `token` interrupts the run (every call's token is a child of it).
+    #[must_use]
+    pub fn cancel(mut self, token: CancelToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Receives a [`crate::Progress`] snapshot after every change to the nested calls, and
+    /// a final one when the run settles (see [`crate::progress`]).
+    #[must_use]
+    pub fn progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// The values of the script's declared inputs ([`crate::script`]): `inputs` serialises
+    /// to a JSON object whose keys are input names. With [`Runner::run`] the keys declare
+    /// the inputs; with [`Runner::run_script`] they must be names the script declared.
+    ///
+    /// # Errors
+    /// [`InputsError`] when `inputs` does not serialise to a JSON object.
+    pub fn inputs<T: serde::Serialize + ?Sized>(mut self, inputs: &T) -> Result<Self, InputsError> {
+        match serde_json::to_value(inputs).map_err(|e| InputsError(e.to_string()))? {
+            serde_json::Value::Object(map) => {
+                self.inputs = Some(map);
+                Ok(self)
+            }
+            other => Err(InputsError(format!(
+                "inputs must be a JSON object of name: value, not {other}"
+            ))),
+        }
+    }
+
+    /// Host data every [`ToolRequestCtx`] of the run reads with
+    /// [`ToolRequestCtx::data`] (and the policy too).
+    #[must_use]
+    pub fn data(mut self, data: RunData) -> Self {
+        self.data = data;
+        self
+    }
+
+    /// Budgets for this run: each is the smaller of these and the runner's
+    /// ([`crate::context::tighten`]) — a run can tighten, never loosen.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// A policy for this run, asked after the runner's: a call runs only when both allow.
+    #[must_use]
+    pub fn policy(mut self, policy: Arc<dyn PermissionPolicy>) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// Only the registry's tools `filter` allows exist for this run: its compilation
+    /// (preflight reports others as unknown functions) and [`Runner::listing`].
+    #[must_use]
+    pub fn tools(mut self, filter: ToolFilter) -> Self {
+        self.tools = Some(filter);
+        self
+    }
+
+    /// The token cancelling this run.
+    #[must_use]
+    pub fn cancel_token(&self) -> &CancelToken {
+        &self.cancel
+    }
+
+    /// The tool filter, if any.
+    #[must_use]
+    pub fn tool_filter(&self) -> Option<&ToolFilter> {
+        self.tools.as_ref()
+    }
+}
+
+/// Inputs that are not a JSON object of name: value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InputsError(pub String);
 
 static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
 
 /// A fresh envelope id, `ptc-TAG-N`: `TAG` (12 hex digits) is drawn once per process from
 /// its id and start time, `N` counts from 1, so two processes sharing a journal never pick
-/// the same id (and [`crate::FileStore`] refuses a `running` record a live run owns).
+/// the same id (and [`crate::FileJournal`] refuses a `running` record a live run owns).
 #[must_use]
 pub fn fresh_id() -> String {
     static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -104,8 +210,8 @@ pub fn fresh_id() -> String {
 /// Settles a run's `running` journal record as interrupted when the run's future is
 /// dropped before the run settles.
 struct JournalGuard {
-    store: Option<Arc<dyn CheckpointStore>>,
-    running: Option<crate::checkpoint::Checkpoint>,
+    store: Option<Arc<dyn JournalStore>>,
+    running: Option<crate::journal::JournalRecord>,
 }
 
 impl Drop for JournalGuard {
@@ -113,7 +219,7 @@ impl Drop for JournalGuard {
         let (Some(store), Some(record)) = (&self.store, self.running.take()) else {
             return;
         };
-        let record = record.interrupted(crate::checkpoint::INTERRUPTED_BY_DROP);
+        let record = record.interrupted(crate::journal::INTERRUPTED_BY_DROP);
         let mut write = store.write(&record);
         // A store whose write completes at once (the file store) is done here; another
         // finishes on the runtime, when there is one.
@@ -127,14 +233,14 @@ impl Drop for JournalGuard {
 
 impl Runner {
     /// A runner over `registry` with default budgets, allowing every call, without
-    /// checkpoints, running handlers with [`Isolation::Thread`].
+    /// a journal, running handlers with [`Isolation::Thread`].
     #[must_use]
     pub fn new(registry: Arc<Registry>) -> Self {
         Runner {
             registry,
             limits: Limits::default(),
             policy: Arc::new(AllowAll),
-            checkpoints: None,
+            journal: None,
             isolation: Isolation::default(),
         }
     }
@@ -155,8 +261,8 @@ impl Runner {
 
     /// Persists envelopes in `store`.
     #[must_use]
-    pub fn with_checkpoints(mut self, store: Arc<dyn CheckpointStore>) -> Self {
-        self.checkpoints = Some(store);
+    pub fn with_journal(mut self, store: Arc<dyn JournalStore>) -> Self {
+        self.journal = Some(store);
         self
     }
 
@@ -180,22 +286,121 @@ impl Runner {
     }
 
     fn config(&self, options: &RunOptions) -> EnvelopeConfig {
+        let limits = options.limits.as_ref().map_or(self.limits, |limits| {
+            crate::context::tighten(&self.limits, limits)
+        });
         EnvelopeConfig {
             registry: self.registry.clone(),
-            limits: self.limits,
+            limits,
             id: options.id.clone().unwrap_or_else(fresh_id),
             options: EnvelopeOptions {
                 ask_permission: true,
-                checkpoints: self.checkpoints.is_some(),
+                journal: self.journal.is_some(),
                 progress: options.progress.is_some(),
             },
         }
     }
 
+    /// Compiles `source` against the runner's roster and budgets, once, for
+    /// [`Runner::run_script`].
+    ///
+    /// # Errors
+    /// Every diagnostic, with the source, when the script is rejected.
+    pub fn compile(&self, source: &str) -> Result<Script, ptc_compiler::Diagnostics> {
+        self.compile_with(source, &[], None)
+    }
+
+    /// Compiles `source` with `inputs` declared as read-only variables
+    /// ([`crate::script`]).
+    ///
+    /// # Errors
+    /// As [`Runner::compile`]; a `setq` of an input is E0904.
+    pub fn compile_with_inputs(
+        &self,
+        source: &str,
+        inputs: &[&str],
+    ) -> Result<Script, ptc_compiler::Diagnostics> {
+        self.compile_with(source, inputs, None)
+    }
+
+    /// Compiles `source` with `inputs` for the tools `tools` allows: run it with a
+    /// [`RunOptions::tools`] of an equal filter.
+    ///
+    /// # Errors
+    /// As [`Runner::compile_with_inputs`].
+    pub fn compile_with(
+        &self,
+        source: &str,
+        inputs: &[&str],
+        tools: Option<&ToolFilter>,
+    ) -> Result<Script, ptc_compiler::Diagnostics> {
+        let roster = self.registry.roster_for(tools);
+        match ptc_compiler::compile_with_inputs(source, &roster, &self.limits, inputs) {
+            Ok(compiled) => Ok(Script::new(
+                source,
+                compiled,
+                self.registry.fingerprint_for(tools),
+            )),
+            Err(diagnostics) => Err(ptc_compiler::Diagnostics::new(source, diagnostics)),
+        }
+    }
+
+    /// The tool listing a run with `options` sees (its tool filter applied).
+    #[must_use]
+    pub fn listing(&self, options: &RunOptions) -> String {
+        crate::listing::tool_listing_for(&self.registry, options.tools.as_ref())
+    }
+
+    /// Runs a compiled `script` with `options` (its inputs, data, limits, policy, tools).
+    /// A script compiled for other tools than the run's settles at once with kind
+    /// `roster`; inputs that do not fit the declared ones, with kind `input`.
+    pub async fn run_script(&self, script: &Script, options: RunOptions) -> Outcome {
+        let config = self.config(&options);
+        let now = Instant::now();
+        let envelope = if self.registry.fingerprint_for(options.tools.as_ref()) == script.roster() {
+            let compiled = script.compiled();
+            let mut envelope = Envelope::start(
+                config,
+                compiled.program.clone(),
+                compiled.direct.clone(),
+                script.source(),
+                now,
+            );
+            let empty = serde_json::Map::new();
+            envelope.bind_inputs(script.inputs(), options.inputs.as_ref().unwrap_or(&empty));
+            envelope
+        } else {
+            let message = "The script was compiled for other tools than this run's \
+                           (another registry or tool filter); compile it with this runner";
+            Envelope::refused(config, now, crate::ErrorKind::Roster, message)
+        };
+        self.drive(envelope, options).await
+    }
+
     /// Compiles and runs `script`. Compile diagnostics settle as `script-error` with every
-    /// message (the first diagnostic's kind is the error kind); nothing runs.
+    /// message (the first diagnostic's kind, code and span are the error kind); nothing
+    /// runs. The keys of [`RunOptions::inputs`], if any, are declared as the inputs.
     pub async fn run(&self, script: &str, options: RunOptions) -> Outcome {
-        let envelope = Envelope::compile(self.config(&options), script, Instant::now());
+        let config = self.config(&options);
+        let now = Instant::now();
+        let envelope = if options.inputs.is_none() && options.tools.is_none() {
+            Envelope::compile(config, script, now)
+        } else {
+            let roster = self.registry.roster_for(options.tools.as_ref());
+            let names: Vec<&str> = options
+                .inputs
+                .iter()
+                .flat_map(|inputs| inputs.keys().map(String::as_str))
+                .collect();
+            let compiled =
+                ptc_compiler::compile_with_inputs(script, &roster, &config.limits, &names);
+            let inputs = compiled.as_ref().map(|c| c.inputs.clone()).ok();
+            let mut envelope = Envelope::from_compiled(config, compiled, script, now);
+            if let (Some(declared), Some(values)) = (inputs, &options.inputs) {
+                envelope.bind_inputs(&declared, values);
+            }
+            envelope
+        };
         self.drive(envelope, options).await
     }
 
@@ -207,12 +412,18 @@ impl Runner {
         arguments: &serde_json::Value,
         options: RunOptions,
     ) -> Outcome {
-        let envelope = Envelope::from_tool_call(self.config(&options), arguments, Instant::now());
-        self.drive(envelope, options).await
+        match expression_of(arguments) {
+            Ok(script) => self.run(script, options).await,
+            Err(_) => {
+                let envelope =
+                    Envelope::from_tool_call(self.config(&options), arguments, Instant::now());
+                self.drive(envelope, options).await
+            }
+        }
     }
 
     /// Runs a compiled `program` (`direct` names the tool when the script is a provably
-    /// direct call); `script` is recorded in checkpoints.
+    /// direct call); `script` is recorded in the journal.
     pub async fn run_program(
         &self,
         program: Arc<Program>,
@@ -233,11 +444,20 @@ impl Runner {
     /// Answers `envelope`'s events until it settles.
     pub async fn drive(&self, mut envelope: Envelope, options: RunOptions) -> Outcome {
         let RunOptions {
-            cancel, progress, ..
+            cancel,
+            progress,
+            data,
+            policy,
+            ..
         } = options;
+        let policy = match policy {
+            Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
+            None => self.policy.clone(),
+        };
         let mut calls = Calls::default();
+        calls.data = data;
         let mut journal = JournalGuard {
-            store: self.checkpoints.clone(),
+            store: self.journal.clone(),
             running: None,
         };
         loop {
@@ -255,22 +475,22 @@ impl Runner {
                     return *outcome;
                 }
                 Event::Pause => tokio::task::yield_now().await,
-                Event::Checkpoint(record) => {
-                    let written = match &self.checkpoints {
+                Event::Journal(record) => {
+                    let written = match &self.journal {
                         Some(store) => store.write(&record).await.is_ok(),
                         None => true,
                     };
                     journal.running = (written
-                        && record.state == crate::checkpoint::CheckpointState::Running)
+                        && record.state == crate::journal::JournalState::Running)
                         .then_some(record);
                     // The envelope asked for this record, so the acknowledgement fits.
-                    let _ = envelope.checkpoint_written(written);
+                    let _ = envelope.journal_written(written);
                 }
                 Event::Cancel(ids) => calls.cancel(&ids),
                 Event::Permission(requests) => {
                     for request in requests {
                         let ctx = calls.context(&request);
-                        let mut decision = dispatch::check_policy(&self.policy, &ctx);
+                        let mut decision = dispatch::check_policy(&policy, &ctx);
                         match decision.as_mut().now_or_never() {
                             Some(Decision::Allow) => {
                                 let _ = envelope.allow(&request.id);
@@ -308,6 +528,7 @@ impl Runner {
                         biased;
                         () = cancel.cancelled() => envelope.cancel(),
                         Some((id, decision)) = calls.deciding.next() => {
+                            envelope.advance(Instant::now());
                             // A decision for a call the envelope abandoned is refused; fine.
                             let _ = match decision {
                                 Decision::Allow => envelope.allow(&id),
@@ -315,6 +536,7 @@ impl Runner {
                             };
                         }
                         Some((id, end)) = calls.running.next() => {
+                            envelope.advance(Instant::now());
                             calls.tokens.remove(&id);
                             // An answer for a call that timed out meanwhile is refused.
                             let _ = match end {
@@ -341,6 +563,7 @@ struct Calls {
     tokens: HashMap<String, CancelToken>,
     deciding: FuturesUnordered<BoxFuture<(String, Decision)>>,
     running: FuturesUnordered<BoxFuture<(String, ChildEnd)>>,
+    data: RunData,
 }
 
 impl Calls {
@@ -354,6 +577,7 @@ impl Calls {
             tool: request.tool.clone(),
             arguments: request.arguments.clone(),
             cancel,
+            run_data: self.data.clone(),
         }
     }
 
@@ -425,7 +649,7 @@ fn json_type(value: &serde_json::Value) -> &'static str {
 }
 
 /// Runs `script` once against `registry` with `limits` and `policy`: the one-call entry for
-/// hosts that need nothing else (no checkpoints, no cancellation, a fresh envelope id).
+/// hosts that need nothing else (no journal, no cancellation, a fresh envelope id).
 pub async fn run(
     script: &str,
     registry: Arc<Registry>,

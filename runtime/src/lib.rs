@@ -8,7 +8,7 @@
 //!
 //! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
 //! validated JSON), [`contract`] (schemas summarised for preflight), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
-//! [`checkpoint`] (durable envelope records), [`listing`] (what the model is told),
+//! [`journal`] (durable envelope records; the machine is never snapshotted), [`listing`] (what the model is told),
 //! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value),
 //! [`policy`] (permission hook), [`progress`] (live snapshots for the host's view),
 //! [`envelope`] (the sans-IO envelope: every rule of a run), [`driver`] (the tokio loop
@@ -47,34 +47,43 @@ pub mod args;
 pub mod audit;
 pub mod cache;
 pub mod cancel;
-pub mod checkpoint;
+pub mod context;
 pub mod contract;
 pub mod convert;
 pub mod dispatch;
 pub mod driver;
 pub mod envelope;
+pub mod errors;
+pub mod journal;
 pub mod listing;
 pub mod outcome;
 pub mod policy;
 pub mod progress;
 pub mod provider;
+pub mod script;
 pub mod tool;
 #[cfg(feature = "typed")]
 pub mod typed;
 
 pub use audit::{AuditRecord, Status};
 pub use cancel::CancelToken;
-pub use checkpoint::{Checkpoint, CheckpointState, CheckpointStore, FileStore};
+pub use context::{RunData, ToolFilter};
+pub use convert::ConvertError;
 pub use dispatch::Isolation;
-pub use driver::{RunOptions, Runner, expression_of, fresh_id, run};
+pub use driver::{InputsError, RunOptions, Runner, expression_of, fresh_id, run};
 pub use envelope::{
     CallRequest, Envelope, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure,
 };
+pub use errors::{Budget, DialectErrorKind, ErrorKind};
+pub use journal::{FileJournal, JournalRecord, JournalState, JournalStore};
 pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats};
-pub use policy::{AllowAll, Decision, PermissionPolicy, PolicyFn};
+pub use policy::{AllowAll, Both, Decision, PermissionPolicy, PolicyFn};
 pub use progress::{CallProgress, Progress, ProgressSink};
+pub use ptc_compiler::{Diagnostic, Diagnostics};
+pub use ptc_vm::Limits;
 #[cfg(feature = "typed")]
 pub use schemars;
+pub use script::Script;
 pub use tool::{
     BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
     ToolRequestCtx, ToolResult,

@@ -151,13 +151,23 @@ pub fn listing_line(contract: &ToolContract) -> String {
 /// The tool listing of `registry`: a header and one line per tool.
 #[must_use]
 pub fn tool_listing(registry: &Registry) -> String {
-    if registry.is_empty() {
-        return "No tools are available.".to_owned();
-    }
+    tool_listing_for(registry, None)
+}
+
+/// The tool listing of the tools of `registry` that `filter` allows (a filtered run's
+/// listing: [`crate::RunOptions::tools`]).
+#[must_use]
+pub fn tool_listing_for(registry: &Registry, filter: Option<&crate::ToolFilter>) -> String {
+    let allowed = |name: &str| filter.is_none_or(|f| f.allows(name));
     let mut out = String::from("Tools available in this request:");
-    for tool in registry.tools() {
+    let mut any = false;
+    for tool in registry.tools().filter(|t| allowed(&t.contract.name)) {
+        any = true;
         out.push('\n');
         out.push_str(&listing_line(&tool.contract));
+    }
+    if !any {
+        return "No tools are available.".to_owned();
     }
     out
 }

@@ -6,6 +6,7 @@
 //! tool's result and size limit (dialect notes §12.7).
 
 use crate::audit::AuditRecord;
+use crate::errors::ErrorKind;
 use crate::tool::ToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
@@ -42,7 +43,7 @@ pub fn cap_text(text: String) -> String {
 pub enum OutcomeKind {
     /// The script finished with a value (or a direct call succeeded).
     Completed,
-    /// The script failed: compile diagnostics, a budget, a runtime error, a checkpoint
+    /// The script failed: compile diagnostics, a budget, a runtime error, a journal
     /// failure, or a malformed `{"expression": ...}` object.
     ScriptError,
     /// The permission policy refused a nested call.
@@ -67,14 +68,27 @@ impl OutcomeKind {
     }
 }
 
-/// A failed run's typed error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A failed run's typed error: a matchable [`ErrorKind`] and the model-facing message.
+/// Serialises as `{"kind": WIRE-NAME, "message": ...}` (the kind's `Display`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{kind}: {message}")]
+#[non_exhaustive]
 pub struct OutcomeError {
-    /// The dialect's error kind (`step`, `preflight`, ...), or `denied`, `interrupted`,
-    /// `tool-error`, `checkpoint`, `arguments`.
-    pub kind: String,
+    /// Why the run failed.
+    pub kind: ErrorKind,
     /// The message, without `Error: `.
     pub message: String,
+}
+
+impl OutcomeError {
+    /// An error of `kind` with `message` (without `Error: `).
+    #[must_use]
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        OutcomeError {
+            kind,
+            message: message.into(),
+        }
+    }
 }
 
 /// Counters of one run.
@@ -124,6 +138,17 @@ impl Outcome {
     #[must_use]
     pub fn is_completed(&self) -> bool {
         self.kind == OutcomeKind::Completed
+    }
+
+    /// The value of a completed run, or its error — so a host can `?` an outcome.
+    ///
+    /// # Errors
+    /// The run's [`OutcomeError`] when it did not complete.
+    pub fn into_result(self) -> Result<Outcome, OutcomeError> {
+        match self.error.clone() {
+            Some(error) if !self.is_completed() => Err(error),
+            _ => Ok(self),
+        }
     }
 
     /// The model-facing text followed, when any child left context or repair notes, by a

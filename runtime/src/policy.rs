@@ -9,6 +9,7 @@ use crate::tool::{BoxFuture, ToolRequestCtx};
 
 /// A policy's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Decision {
     /// Run the call.
     Allow,
@@ -42,5 +43,33 @@ where
 {
     fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision> {
         Box::pin(std::future::ready((self.0)(request)))
+    }
+}
+
+/// Two policies in turn: the call runs only when the first and then the second allow it
+/// (a run's own policy after its runner's, [`crate::RunOptions::policy`]).
+#[derive(Clone)]
+pub struct Both(
+    pub std::sync::Arc<dyn PermissionPolicy>,
+    pub std::sync::Arc<dyn PermissionPolicy>,
+);
+
+impl std::fmt::Debug for Both {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Both(..)")
+    }
+}
+
+impl PermissionPolicy for Both {
+    fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision> {
+        let first = self.0.check(request);
+        let second = self.1.clone();
+        let request = request.clone();
+        Box::pin(async move {
+            match first.await {
+                Decision::Allow => second.check(&request).await,
+                denied => denied,
+            }
+        })
     }
 }

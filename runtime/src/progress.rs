@@ -15,6 +15,48 @@
 //! - A run that starts sends exactly one snapshot with `live: false`, and it is the last. A
 //!   script refused before running (compile errors, a malformed argument object) sends
 //!   none: its outcome is immediate.
+//! - Each call carries its arguments cut to [`PROGRESS_ARGS_CHARS`] characters, the audit's
+//!   bounded result preview, its status, and when it started and finished in milliseconds
+//!   since the run began (the envelope's clock, which the tokio driver advances before it
+//!   feeds each answer, so the times are exact to the millisecond).
+//!
+//! ```
+//! use ptc_runtime::{Progress, Registry, RunOptions, Runner, Status, ToolContract};
+//! use ptc_runtime::{ToolRequestCtx, ToolResult};
+//! use serde_json::json;
+//! use std::sync::{Arc, Mutex};
+//! use std::time::Duration;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut registry = Registry::new();
+//! registry.register(
+//!     ToolContract::new("Nap", "Sleeps.", json!({"type": "object"})),
+//!     |_request: ToolRequestCtx| async move {
+//!         tokio::time::sleep(Duration::from_millis(30)).await;
+//!         ToolResult::text("rested")
+//!     },
+//! )?;
+//! let runner = Runner::new(Arc::new(registry));
+//! let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+//! let sink = {
+//!     let seen = seen.clone();
+//!     move |snapshot: &Progress| seen.lock().unwrap().push(snapshot.clone())
+//! };
+//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! rt.block_on(runner.run("(list (Nap) (Nap))", RunOptions::new().progress(Arc::new(sink))));
+//! let seen = seen.lock().unwrap();
+//! let last = seen.last().unwrap();
+//! assert!(!last.live);
+//! let call = &last.calls[1];
+//! assert_eq!(call.status, Status::Success);
+//! assert_eq!(call.preview.as_deref(), Some("rested"));
+//! assert_eq!(call.args.as_deref(), Some("{}"));
+//! let (start, end) = (call.started_ms.unwrap(), call.finished_ms.unwrap());
+//! assert!(end >= start + 30, "{start}..{end}");
+//! assert!(start >= last.calls[0].finished_ms.unwrap());
+//! # Ok(())
+//! # }
+//! ```
 
 use crate::audit::{AuditRecord, Status};
 use serde::Serialize;
@@ -44,6 +86,7 @@ pub struct Progress {
 
 /// One call in a [`Progress`] snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CallProgress {
     /// The nested call's id, `ENVELOPE/N`.
     pub id: String,
@@ -51,6 +94,52 @@ pub struct CallProgress {
     pub tool: String,
     /// Its audit status.
     pub status: Status,
+    /// Its arguments as compact JSON, at most [`PROGRESS_ARGS_CHARS`] characters plus
+    /// `...`; `None` when the audit dropped them.
+    pub args: Option<String>,
+    /// The audit's bounded preview of its result or failure, once there is one.
+    pub preview: Option<String>,
+    /// When it started running (permission granted, dispatched), in milliseconds since
+    /// the run began by the envelope's clock; `None` while queued or awaiting permission,
+    /// and for a call that never ran (denied, cancelled first).
+    pub started_ms: Option<u64>,
+    /// When it reached its terminal status, in milliseconds since the run began.
+    pub finished_ms: Option<u64>,
+}
+
+/// Longest argument text in a [`CallProgress`], in characters.
+pub const PROGRESS_ARGS_CHARS: usize = 200;
+
+/// When one call started and finished, in milliseconds since the run began.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Timing {
+    started: Option<u64>,
+    finished: Option<u64>,
+}
+
+/// Records `now` as the start of every call that is running (not awaiting permission)
+/// without a start yet, and as the end of every terminal call without an end yet.
+pub(crate) fn stamp(timings: &mut [Timing], calls: &[AuditRecord], waiting: &[bool], now: u64) {
+    for (index, (timing, call)) in timings.iter_mut().zip(calls).enumerate() {
+        let awaiting = waiting.get(index).copied().unwrap_or(false);
+        if call.status == Status::Running && !awaiting && timing.started.is_none() {
+            timing.started = Some(now);
+        }
+        if call.status.is_terminal() && timing.finished.is_none() {
+            timing.finished = Some(now);
+        }
+    }
+}
+
+/// `args` as compact JSON cut to [`PROGRESS_ARGS_CHARS`] characters.
+fn args_preview(args: Option<&serde_json::Value>) -> Option<String> {
+    let text = args?.to_string();
+    if text.chars().count() <= PROGRESS_ARGS_CHARS {
+        return Some(text);
+    }
+    let mut cut: String = text.chars().take(PROGRESS_ARGS_CHARS).collect();
+    cut.push_str("...");
+    Some(cut)
 }
 
 /// Receives progress snapshots; see the module docs for when and on which task.
@@ -69,13 +158,14 @@ where
 }
 
 /// The snapshot of `calls`; `waiting[i]` says whether call `i` awaits its permission
-/// decision (only meaningful while it is `running`).
+/// decision (only meaningful while it is `running`); `timings[i]` when it ran.
 pub(crate) fn snapshot(
     id: &str,
     direct: Option<&str>,
     live: bool,
     calls: &[AuditRecord],
     waiting: &[bool],
+    timings: &[Timing],
 ) -> Progress {
     let awaiting = |index: usize| waiting.get(index).copied().unwrap_or(false);
     let mut active = Vec::new();
@@ -100,10 +190,18 @@ pub(crate) fn snapshot(
         permission_waits,
         calls: calls
             .iter()
-            .map(|c| CallProgress {
-                id: c.id.clone(),
-                tool: c.tool.clone(),
-                status: c.status,
+            .enumerate()
+            .map(|(index, c)| {
+                let timing = timings.get(index).copied().unwrap_or_default();
+                CallProgress {
+                    id: c.id.clone(),
+                    tool: c.tool.clone(),
+                    status: c.status,
+                    args: args_preview(c.args.as_ref()),
+                    preview: c.preview.clone(),
+                    started_ms: timing.started,
+                    finished_ms: timing.finished,
+                }
             })
             .collect(),
     }

@@ -97,7 +97,7 @@ fn first_sentence(text: &str) -> String {
 }
 
 /// A media item a tool returned: a reference with a MIME type and a URI or name. The
-/// payload bytes, when the host has them, never enter the audit or a checkpoint.
+/// payload bytes, when the host has them, never enter the audit or a journal record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MediaRef {
     /// MIME type, e.g. `image/png`.
@@ -127,6 +127,7 @@ impl MediaRef {
 /// One content block of a result (MCP `content`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Content {
     /// Text.
     Text {
@@ -236,6 +237,17 @@ pub struct ToolRequestCtx {
     pub arguments: serde_json::Value,
     /// Fires when the run is cancelled, denied or timed out; a long handler should stop.
     pub cancel: CancelToken,
+    /// The run's host data ([`crate::RunOptions::data`]); read it with
+    /// [`ToolRequestCtx::data`].
+    pub run_data: crate::RunData,
+}
+
+impl ToolRequestCtx {
+    /// The run's host value of type `T` ([`crate::RunOptions::data`]), if the host gave one.
+    #[must_use]
+    pub fn data<T: std::any::Any + Send + Sync>(&self) -> Option<&T> {
+        self.run_data.get::<T>()
+    }
 }
 
 /// An asynchronous tool implementation.
@@ -256,6 +268,7 @@ where
 
 /// Why a tool could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// The name is not a legal guest operator.
     #[error("`{0}` is not a legal tool name")]
@@ -293,11 +306,14 @@ impl fmt::Debug for RegisteredTool {
     }
 }
 
-/// The host's tools, in registration order. Cheap to share behind an `Arc`.
+/// The host's tools, in registration order. Cheap to share behind an `Arc`; a run may
+/// use a subset ([`crate::ToolFilter`]) without recompiling any schema.
 #[derive(Debug, Default)]
 pub struct Registry {
     tools: Vec<RegisteredTool>,
     index: HashMap<String, usize>,
+    /// The fingerprint of the whole roster, computed on first use.
+    fingerprint: std::sync::OnceLock<u64>,
 }
 
 /// Names reserved besides the compiler's closed tables (§14.1): the envelope tools, the
@@ -364,6 +380,7 @@ impl Registry {
             }
         })?;
         let args = Arc::new(crate::contract::summarise(&contract.input_schema));
+        self.fingerprint = std::sync::OnceLock::new();
         self.index.insert(contract.name.clone(), self.tools.len());
         self.tools.push(RegisteredTool {
             contract,
@@ -411,6 +428,38 @@ impl Registry {
                     args: Some(t.args.clone()),
                 })
                 .collect(),
+        }
+    }
+
+    /// The roster of the tools `filter` allows (all of them without a filter).
+    #[must_use]
+    pub fn roster_for(&self, filter: Option<&crate::ToolFilter>) -> ptc_compiler::Roster {
+        let Some(filter) = filter else {
+            return self.roster();
+        };
+        ptc_compiler::Roster {
+            tools: self
+                .tools
+                .iter()
+                .filter(|t| filter.allows(&t.contract.name))
+                .map(|t| ptc_compiler::RosterTool {
+                    name: t.contract.name.clone(),
+                    standalone: t.contract.standalone,
+                    args: Some(t.args.clone()),
+                })
+                .collect(),
+        }
+    }
+
+    /// The fingerprint of [`Registry::roster_for`] `filter`: what a [`crate::Script`]
+    /// remembers. Without a filter it is computed once per registry.
+    #[must_use]
+    pub(crate) fn fingerprint_for(&self, filter: Option<&crate::ToolFilter>) -> u64 {
+        match filter {
+            None => *self
+                .fingerprint
+                .get_or_init(|| crate::script::roster_fingerprint(&self.roster())),
+            Some(_) => crate::script::roster_fingerprint(&self.roster_for(filter)),
         }
     }
 

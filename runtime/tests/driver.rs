@@ -4,8 +4,8 @@
 //! Scripts compiled from source are exercised through the CLI's integration tests.
 
 use ptc_runtime::{
-    BoxFuture, CancelToken, Decision, FileStore, OutcomeKind, PermissionPolicy, PolicyFn, Progress,
-    Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
+    BoxFuture, CancelToken, Decision, FileJournal, OutcomeKind, PermissionPolicy, PolicyFn,
+    Progress, Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
 };
 use ptc_vm::isa::{ConstIdx, Op, Reg, ToolIdx};
 use ptc_vm::program::Function;
@@ -186,11 +186,7 @@ fn s(text: &str) -> Value {
 }
 
 fn opts(id: &str) -> RunOptions {
-    RunOptions {
-        id: Some(id.into()),
-        cancel: CancelToken::new(),
-        ..RunOptions::default()
-    }
+    RunOptions::new().id(id).cancel(CancelToken::new())
 }
 
 #[tokio::test]
@@ -323,11 +319,7 @@ async fn host_cancellation_interrupts_the_run() {
         trigger.cancel();
     });
     let calls = [("Hang", vec![]), ("Probe", vec![("value", s("done"))])];
-    let options = RunOptions {
-        id: Some("c".into()),
-        cancel,
-        ..RunOptions::default()
-    };
+    let options = RunOptions::new().id("c").cancel(cancel);
     let outcome = runner
         .run_program(assemble(&calls, true, 0), None, "", options)
         .await;
@@ -422,7 +414,7 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
 #[tokio::test]
 async fn checkpoints_are_written_before_children_and_on_settlement() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(FileStore::open(dir.path()).unwrap());
+    let store = Arc::new(FileJournal::open(dir.path()).unwrap());
     let seen = Arc::new(std::sync::Mutex::new(None));
     let mut registry = Registry::new();
     let (reader, sink) = (store.clone(), seen.clone());
@@ -436,16 +428,16 @@ async fn checkpoints_are_written_before_children_and_on_settlement() {
             },
         )
         .unwrap();
-    let runner = Runner::new(Arc::new(registry)).with_checkpoints(store.clone());
+    let runner = Runner::new(Arc::new(registry)).with_journal(store.clone());
     let program = assemble(&[("Look", vec![])], false, 0);
     let outcome = runner.run_program(program, None, "(Look)", opts("j")).await;
     assert_eq!(outcome.text, "seen");
     assert_eq!(
         *seen.lock().unwrap(),
-        Some((ptc_runtime::CheckpointState::Running, "(Look)".to_owned()))
+        Some((ptc_runtime::JournalState::Running, "(Look)".to_owned()))
     );
     let settled = store.read_now("j").unwrap();
-    assert_eq!(settled.state, ptc_runtime::CheckpointState::Settled);
+    assert_eq!(settled.state, ptc_runtime::JournalState::Settled);
     assert_eq!(settled.result.as_deref(), Some("seen"));
     assert_eq!(settled.calls.len(), 1);
 }
@@ -591,26 +583,26 @@ struct FailingStore {
     settled_only: bool,
 }
 
-impl ptc_runtime::CheckpointStore for FailingStore {
-    fn write(&self, checkpoint: &ptc_runtime::Checkpoint) -> BoxFuture<std::io::Result<()>> {
-        let result =
-            if self.settled_only && checkpoint.state == ptc_runtime::CheckpointState::Running {
-                Ok(())
-            } else {
-                Err(std::io::Error::other("disk full"))
-            };
+impl ptc_runtime::JournalStore for FailingStore {
+    fn write(&self, checkpoint: &ptc_runtime::JournalRecord) -> BoxFuture<std::io::Result<()>> {
+        let result = if self.settled_only && checkpoint.state == ptc_runtime::JournalState::Running
+        {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("disk full"))
+        };
         Box::pin(std::future::ready(result))
     }
 
-    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::Checkpoint>> {
+    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::JournalRecord>> {
         Box::pin(std::future::ready(Err(std::io::Error::other("disk full"))))
     }
 
-    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::Checkpoint>>> {
+    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::JournalRecord>>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
 
-    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::Checkpoint>>> {
+    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::JournalRecord>>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
 }
@@ -618,7 +610,7 @@ impl ptc_runtime::CheckpointStore for FailingStore {
 #[tokio::test]
 async fn checkpoint_failures_follow_the_original() {
     let ran = Arc::new(AtomicU64::new(0));
-    let runner = Runner::new(registry(ran.clone())).with_checkpoints(Arc::new(FailingStore {
+    let runner = Runner::new(registry(ran.clone())).with_journal(Arc::new(FailingStore {
         settled_only: false,
     }));
     let outcome = runner.run("(Probe :value \"x\")", opts("f")).await;
@@ -630,7 +622,7 @@ async fn checkpoint_failures_follow_the_original() {
     assert_eq!(outcome.error.unwrap().kind, "checkpoint");
     assert_eq!(ran.load(Ordering::SeqCst), 0, "the script must not run");
     let runner = Runner::new(registry(ran.clone()))
-        .with_checkpoints(Arc::new(FailingStore { settled_only: true }));
+        .with_journal(Arc::new(FailingStore { settled_only: true }));
     let outcome = runner.run("(list (Probe :value \"x\"))", opts("g")).await;
     assert_eq!(ran.load(Ordering::SeqCst), 1);
     assert_eq!(outcome.kind, OutcomeKind::ScriptError);
@@ -722,10 +714,7 @@ async fn with_progress(calls: &[Call<'_>], id: &str) -> (ptc_runtime::Outcome, V
         move |snapshot: &Progress| snapshots.lock().unwrap().push(snapshot.clone())
     };
     let runner = Runner::new(registry(Arc::default())).with_policy(Arc::new(PromptingPolicy));
-    let options = RunOptions {
-        progress: Some(Arc::new(sink)),
-        ..opts(id)
-    };
+    let options = opts(id).progress(Arc::new(sink));
     let outcome = runner
         .run_program(assemble(calls, true, 0), None, "", options)
         .await;
@@ -785,10 +774,15 @@ async fn progress_snapshots_follow_the_audit_and_show_permission_waits() {
     assert_eq!(audit_of(&last.calls), settled);
     assert!(settled.iter().all(|(_, status)| *status == Status::Success));
     // Snapshots serialise for a host's view.
-    let json = serde_json::to_value(last).unwrap();
+    let mut json = serde_json::to_value(last).unwrap();
+    let call = json["calls"][1].as_object_mut().unwrap();
+    let started = call.remove("started_ms").unwrap().as_u64().unwrap();
+    let finished = call.remove("finished_ms").unwrap().as_u64().unwrap();
+    assert!(started <= finished);
     assert_eq!(
         json["calls"][1],
-        json!({"id": "p/2", "tool": "Probe", "status": "success"})
+        json!({"id": "p/2", "tool": "Probe", "status": "success",
+               "args": "{\"value\":\"ask\"}", "preview": "ask"})
     );
 }
 
@@ -876,7 +870,7 @@ fn a_handler_that_blocks_its_thread_cannot_stop_timeouts_the_deadline_or_cancell
         // The host's cancellation fires too.
         let runner = Runner::new(blocking_registry());
         let options = opts("c");
-        let trigger = options.cancel.clone();
+        let trigger = options.cancel_token().clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(50)).await;
             trigger.cancel();

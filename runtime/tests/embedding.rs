@@ -40,10 +40,7 @@ fn a_handler_that_selects_on_its_token_sees_the_hosts_cancel() {
         .unwrap();
     let runner = Runner::new(Arc::new(registry));
     let cancel = CancelToken::new();
-    let options = RunOptions {
-        cancel: cancel.clone(),
-        ..RunOptions::default()
-    };
+    let options = RunOptions::new().cancel(cancel.clone());
     let outcome = runtime().block_on(async {
         let run = runner.run("(list (Slow) 1)", options);
         let stop = async {
@@ -77,7 +74,7 @@ fn compile_errors_are_std_errors() -> Result<(), Box<dyn std::error::Error>> {
 #[test]
 fn a_dropped_run_settles_its_journal_record_as_interrupted() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(ptc_runtime::FileStore::open(dir.path()).unwrap());
+    let store = Arc::new(ptc_runtime::FileJournal::open(dir.path()).unwrap());
     let mut registry = Registry::new();
     registry
         .register(
@@ -85,18 +82,15 @@ fn a_dropped_run_settles_its_journal_record_as_interrupted() {
             |_request: ToolRequestCtx| std::future::pending::<ToolResult>(),
         )
         .unwrap();
-    let runner = Runner::new(Arc::new(registry)).with_checkpoints(store.clone());
-    let options = RunOptions {
-        id: Some("dropped".into()),
-        ..RunOptions::default()
-    };
+    let runner = Runner::new(Arc::new(registry)).with_journal(store.clone());
+    let options = RunOptions::new().id("dropped");
     runtime().block_on(async {
         let run = runner.run("(list (Hang))", options);
         // The host gives up on the run by dropping its future.
         let _ = tokio::time::timeout(Duration::from_millis(50), run).await;
     });
     let record = store.read_now("dropped").unwrap();
-    assert_eq!(record.state, ptc_runtime::CheckpointState::Interrupted);
+    assert_eq!(record.state, ptc_runtime::JournalState::Interrupted);
     assert_eq!(record.outcome.as_deref(), Some("interrupted"));
     // The run no longer owns its record: another process would not see it as live.
     assert!(store.recover_now().unwrap().is_empty());

@@ -175,11 +175,7 @@ fn runner(probes: &Arc<Probes>, limits: Limits) -> Runner {
 }
 
 fn opts(id: &str) -> RunOptions {
-    RunOptions {
-        id: Some(id.into()),
-        cancel: CancelToken::new(),
-        ..RunOptions::default()
-    }
+    RunOptions::new().id(id).cancel(CancelToken::new())
 }
 
 fn statuses(outcome: &ptc_runtime::Outcome) -> Vec<Status> {
@@ -224,7 +220,7 @@ async fn a_hanging_tool_times_out_and_an_interrupt_cancels_its_siblings() {
     // Without a timeout, interrupting the run cancels and drops every sibling in flight.
     let probes = Arc::new(Probes::default());
     let options = opts("i");
-    cancel_after(&options.cancel, 20);
+    cancel_after(options.cancel_token(), 20);
     let started = Instant::now();
     let outcome = runner(&probes, Limits::default())
         .run(
@@ -313,7 +309,7 @@ async fn host_cancellation_mid_batch_drops_running_calls_and_dispatches_nothing_
         ..Limits::default()
     };
     let options = opts("c");
-    cancel_after(&options.cancel, 10);
+    cancel_after(options.cancel_token(), 10);
     let outcome = runner(&probes, limits)
         .run(
             "(progn (parallel (Slow) (Slow) (Slow) (Slow) (Slow) (Slow)) (Slow))",
@@ -337,7 +333,7 @@ async fn host_cancellation_mid_batch_drops_running_calls_and_dispatches_nothing_
     // Cancelled between two sequential calls: the second is never dispatched.
     let probes = Arc::new(Probes::default());
     let options = opts("s");
-    cancel_after(&options.cancel, 10);
+    cancel_after(options.cancel_token(), 10);
     let outcome = runner(&probes, Limits::default())
         .run("(list (Slow) (Slow))", options)
         .await;
@@ -348,7 +344,7 @@ async fn host_cancellation_mid_batch_drops_running_calls_and_dispatches_nothing_
     // A run cancelled before it starts dispatches nothing.
     let probes = Arc::new(Probes::default());
     let options = opts("b");
-    options.cancel.cancel();
+    options.cancel_token().cancel();
     let outcome = runner(&probes, Limits::default())
         .run("(list (Slow))", options)
         .await;
@@ -473,11 +469,7 @@ fn a_busy_run_does_not_starve_another_runs_tool_calls() {
         let busy = {
             let (runner, probes, stop) = (runner.clone(), probes.clone(), stop.clone());
             tokio::spawn(async move {
-                let options = RunOptions {
-                    id: Some("busy".into()),
-                    cancel: stop,
-                    ..RunOptions::default()
-                };
+                let options = RunOptions::new().id("busy").cancel(stop);
                 let outcome = runner
                     .run("(let ((n 0)) (while t (setq n (+ n 1))) n)", options)
                     .await;

@@ -297,8 +297,10 @@ pub(crate) fn verify(parts: &ProgramParts) -> Result<(), VerifyError> {
             }
             _ => return Err(checker.fail("function can fall off its end")),
         }
-        if index == 0 && (function.param_count() > 0 || !function.captures.is_empty()) {
-            return Err(checker.fail("the script body takes no parameters or captures"));
+        // The body's required parameters are the script's declared inputs, bound by the
+        // host before the first step (`Machine::bind_input`), nil otherwise.
+        if index == 0 && (function.optional > 0 || function.rest || !function.captures.is_empty()) {
+            return Err(checker.fail("the script body takes only required parameters, no captures"));
         }
         for (pc, op) in function.code.iter().enumerate() {
             checker.pc = pc;

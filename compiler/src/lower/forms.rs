@@ -301,6 +301,9 @@ impl Lowerer<'_> {
                     return self.fail(message);
                 }
             };
+            if self.is_input(symbol) {
+                return Err(crate::inputs::assigned(self.name(symbol), target.span));
+            }
             let location = self.resolve(symbol)?;
             match location {
                 Some(Location::Register(reg))

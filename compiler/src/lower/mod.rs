@@ -65,6 +65,8 @@ pub struct LowerInput<'a> {
     pub span: Span,
     /// Roster tools the script may call, in roster order.
     pub tools: Vec<String>,
+    /// Declared inputs ([`crate::inputs`]): the body function's parameters, read-only.
+    pub inputs: Vec<Symbol>,
 }
 
 /// The special forms lowering open-codes.
@@ -143,13 +145,20 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         body,
         span,
         tools,
+        inputs,
     } = input;
     let mut lowerer = Lowerer::new(&interner, &functions, &macros, &tools, parse_params);
     lowerer.functions.push(None);
     for _ in &functions {
         lowerer.functions.push(None);
     }
-    lowerer.lower_function(0, "main".into(), &Params::default(), body, span)?;
+    lowerer.inputs = inputs.len();
+    let main_params = Params {
+        required: inputs,
+        ..Params::default()
+    };
+    lowerer.lower_function(0, "main".into(), &main_params, body, span)?;
+    lowerer.inputs = 0;
     for (index, def) in functions.iter().enumerate() {
         let name = interner.name(def.name).unwrap_or("?").to_owned();
         lowerer.lower_function(index + 1, name, &def.params, def.body, def.span)?;
@@ -218,6 +227,9 @@ struct Lowerer<'a> {
     stack: Vec<FunctionBuilder>,
     /// A destination whose value is never read (statement position), if any.
     discarded: Option<Reg>,
+    /// While the body function is lowered: how many of its first bindings are declared
+    /// inputs (read-only).
+    inputs: usize,
 }
 
 impl<'a> Lowerer<'a> {
@@ -260,6 +272,7 @@ impl<'a> Lowerer<'a> {
             operators,
             stack: Vec::new(),
             discarded: None,
+            inputs: 0,
         }
     }
 
@@ -430,6 +443,20 @@ impl<'a> Lowerer<'a> {
             .capture(symbol, identity, from)
             .map_err(|m| limit(m, span))?;
         Ok(Some(Location::Upvalue(index)))
+    }
+
+    /// Whether `symbol` here names a declared input: the binding it resolves to is one of
+    /// the body function's first `inputs` bindings.
+    fn is_input(&self, symbol: Symbol) -> bool {
+        for level in (0..self.stack.len()).rev() {
+            if let Some((index, _)) = self.stack.get(level).and_then(|b| b.lookup(symbol)) {
+                return level == 0 && index < self.inputs;
+            }
+            if self.is_definition_boundary(level) {
+                return false;
+            }
+        }
+        false
     }
 
     /// Definitions see only their parameters: the stack level right above the body's

@@ -95,6 +95,7 @@ impl Envelope {
         self.calls.push(record);
         self.states.push(CallState::Queued);
         self.waiting.push(false);
+        self.timings.push(crate::progress::Timing::default());
         prepared
     }
 
@@ -368,7 +369,12 @@ impl Envelope {
         self.abandon("Cancelled after sibling denial");
         let message = format!("{scope} aborted because nested {tool} was denied: {reason}");
         let summary = audit::summary(&self.calls);
-        self.settle_error(crate::OutcomeKind::Denied, "denied", &message, summary);
+        self.settle_error(
+            crate::OutcomeKind::Denied,
+            crate::ErrorKind::Denied,
+            &message,
+            summary,
+        );
         Ok(())
     }
 

@@ -12,7 +12,7 @@
 //! | [`Event::Permission`] | decides each call | [`Envelope::allow`] / [`Envelope::deny`] |
 //! | [`Event::Dispatch`] | starts each call | [`Envelope::complete`] / [`Envelope::fail`] |
 //! | [`Event::Cancel`] | stops those calls (timed out or abandoned) | nothing |
-//! | [`Event::Checkpoint`] | writes the record durably | [`Envelope::checkpoint_written`] |
+//! | [`Event::Journal`] | writes the record durably | [`Envelope::journal_written`] |
 //! | [`Event::Pause`] | yields to its own scheduler | nothing |
 //! | [`Event::Waiting`] | waits for an answer, its own cancellation or the deadline | whatever came |
 //! | [`Event::Settled`] | returns the [`Outcome`] | nothing more |
@@ -20,20 +20,20 @@
 //! Every `poll` takes the caller's monotonic `now`; the envelope reads no clock. It owns
 //! argument conversion and schema validation, the permission decision point, the
 //! `ENVELOPE/N` ids, batches and source order, bounded parallelism, direct vs composed
-//! results, the audit and its bounds, notes, the result cap, checkpoint timing, progress
+//! results, the audit and its bounds, notes, the result cap, journal record timing, progress
 //! snapshots, fuel pauses, per-call timeouts (`tool-timeout-ms`) and the whole-envelope
 //! wall-clock bound (`seconds`, which counts tool time: budgets.md).
 //!
 //! Invariants:
 //! - No feeding method panics. Misuse by a buggy host — an unknown or duplicate call id,
 //!   an answer for a call that was never dispatched, that timed out or was cancelled, any
-//!   answer after the envelope settled, a checkpoint acknowledgement nobody asked for —
+//!   answer after the envelope settled, a journal acknowledgement nobody asked for —
 //!   is an [`EnvelopeError`] and changes nothing: the audit stays what it was.
 //! - Answers are addressed by call id, never by position, so a batch cannot be resumed
 //!   with the wrong number of results: it resumes when every member has ended.
 //! - Every call the envelope abandons (a timeout, a denial, the host's cancellation, the
 //!   deadline) is named in one [`Event::Cancel`] before the next event.
-//! - With checkpoints on, the start record is acknowledged before any call is dispatched,
+//! - With the journal on, the start record is acknowledged before any call is dispatched,
 //!   and the settled record (one retry) before [`Event::Settled`].
 //! - The type is `Send`, so a binding may keep it behind a mutex.
 //!
@@ -67,7 +67,7 @@
 //!                 envelope.complete(&call.id, result).unwrap();
 //!             }
 //!         }
-//!         Event::Checkpoint(_record) => envelope.checkpoint_written(true).unwrap(),
+//!         Event::Journal(_record) => envelope.journal_written(true).unwrap(),
 //!         Event::Cancel(_ids) => {}  // nothing of ours is still running
 //!         Event::Pause => {}         // a real host yields to its scheduler here
 //!         Event::Waiting { .. } => unreachable!("every call was answered at once"),
@@ -85,7 +85,7 @@ mod calls;
 mod settle;
 
 use crate::audit::{AuditRecord, Status};
-use crate::checkpoint::Checkpoint;
+use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::progress::{self, Progress};
 use crate::tool::{Registry, ToolResult};
@@ -101,8 +101,8 @@ pub struct EnvelopeOptions {
     /// Ask the host's permission for every call ([`Event::Permission`]); when false every
     /// call is allowed and goes straight to [`Event::Dispatch`].
     pub ask_permission: bool,
-    /// Emit [`Event::Checkpoint`] for the start and settled records.
-    pub checkpoints: bool,
+    /// Emit [`Event::Journal`] for the start and settled records.
+    pub journal: bool,
     /// Keep [`Progress`] snapshots for [`Envelope::take_progress`].
     pub progress: bool,
 }
@@ -111,7 +111,7 @@ impl Default for EnvelopeOptions {
     fn default() -> Self {
         EnvelopeOptions {
             ask_permission: true,
-            checkpoints: false,
+            journal: false,
             progress: false,
         }
     }
@@ -166,6 +166,7 @@ pub struct CallRequest {
 
 /// What the envelope needs next; see the module docs for the host's answer to each.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Event {
     /// Decide these calls: [`Envelope::allow`] or [`Envelope::deny`] each, in any order.
     Permission(Vec<CallRequest>),
@@ -181,14 +182,15 @@ pub enum Event {
         /// The earliest per-call timeout or the envelope's deadline, if any.
         deadline: Option<Instant>,
     },
-    /// Write this record durably, then call [`Envelope::checkpoint_written`].
-    Checkpoint(Checkpoint),
+    /// Write this record durably, then call [`Envelope::journal_written`].
+    Journal(JournalRecord),
     /// The envelope settled; later polls repeat it.
     Settled(Box<Outcome>),
 }
 
 /// How a dispatched call failed on the host's side (not a tool's own `isError` result).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Failure {
     /// The handler panicked. The text is for the host's log only: the guest and the model
     /// get a fixed message.
@@ -204,6 +206,7 @@ pub enum Failure {
 
 /// A host's misuse of the envelope; nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EnvelopeError {
     /// No call with this id was ever issued by this envelope.
     #[error("no call `{0}` was issued by this envelope")]
@@ -222,9 +225,9 @@ pub enum EnvelopeError {
     /// The envelope has settled; it takes no more answers.
     #[error("the envelope has settled")]
     Settled,
-    /// No checkpoint record was asked for.
-    #[error("no checkpoint record is awaiting acknowledgement")]
-    NoCheckpoint,
+    /// No journal record was asked for.
+    #[error("no journal record is awaiting acknowledgement")]
+    NoJournalRecord,
 }
 
 /// Where one call stands in the envelope's own bookkeeping.
@@ -278,7 +281,7 @@ struct Batch {
 #[derive(Debug)]
 enum Phase {
     /// The start record awaits acknowledgement.
-    StartCheckpoint,
+    StartRecord,
     /// The machine runs next; a step it already returned, if any.
     Ready(Option<Step>),
     /// A suspension is being serviced.
@@ -305,6 +308,8 @@ pub struct Envelope {
     states: Vec<CallState>,
     /// By call: whether it awaits its permission decision (for progress snapshots).
     waiting: Vec<bool>,
+    /// By call: when it started running and finished (for progress snapshots).
+    timings: Vec<progress::Timing>,
     notes: Vec<String>,
     next_batch: u64,
     started: Instant,
@@ -321,7 +326,7 @@ const _: () = assert_send::<Envelope>();
 
 impl Envelope {
     /// Starts an envelope over a compiled `program`; `direct` names the tool when the
-    /// script is a provably direct call; `script` is recorded in checkpoints.
+    /// script is a provably direct call; `script` is recorded in the journal.
     #[must_use]
     pub fn start(
         config: EnvelopeConfig,
@@ -339,8 +344,8 @@ impl Envelope {
         let deadline = limits
             .seconds
             .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
-        let phase = if options.checkpoints {
-            Phase::StartCheckpoint
+        let phase = if options.journal {
+            Phase::StartRecord
         } else {
             Phase::Ready(None)
         };
@@ -357,6 +362,7 @@ impl Envelope {
             calls: Vec::new(),
             states: Vec::new(),
             waiting: Vec::new(),
+            timings: Vec::new(),
             notes: Vec::new(),
             next_batch: 1,
             started: now,
@@ -370,22 +376,34 @@ impl Envelope {
 
     /// Compiles `script` against the registry's roster and starts it. Compile
     /// diagnostics settle at once as `script-error` with every message (the first
-    /// diagnostic's kind is the error kind); nothing runs and no checkpoint is written.
+    /// diagnostic's kind is the error kind); nothing runs and no journal record is written.
     #[must_use]
     pub fn compile(config: EnvelopeConfig, script: &str, now: Instant) -> Envelope {
-        match ptc_compiler::compile(script, &config.registry.roster(), &config.limits) {
+        let compiled = ptc_compiler::compile(script, &config.registry.roster(), &config.limits);
+        Envelope::from_compiled(config, compiled, script, now)
+    }
+
+    /// Starts a compilation's result: the program, or an envelope settled with every
+    /// diagnostic (the first one's kind, code and span are the error kind).
+    pub(crate) fn from_compiled(
+        config: EnvelopeConfig,
+        compiled: Result<ptc_compiler::Compiled, Vec<ptc_compiler::Diagnostic>>,
+        script: &str,
+        now: Instant,
+    ) -> Envelope {
+        match compiled {
             Ok(compiled) => Envelope::start(config, compiled.program, compiled.direct, script, now),
             Err(diagnostics) => {
-                let kind = diagnostics
-                    .first()
-                    .map_or("script", |d| d.kind.as_str())
-                    .to_owned();
+                let kind = diagnostics.first().map_or(
+                    crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
+                    crate::ErrorKind::of_diagnostic,
+                );
                 let message = diagnostics
                     .iter()
                     .map(|d| d.message.as_str())
                     .collect::<Vec<_>>()
                     .join("\n");
-                Envelope::refused(config, now, &kind, &message)
+                Envelope::refused(config, now, kind, &message)
             }
         }
     }
@@ -397,12 +415,17 @@ impl Envelope {
     pub fn from_tool_call(config: EnvelopeConfig, arguments: &Json, now: Instant) -> Envelope {
         match crate::driver::expression_of(arguments) {
             Ok(script) => Envelope::compile(config, script, now),
-            Err(message) => Envelope::refused(config, now, "arguments", &message),
+            Err(message) => Envelope::refused(config, now, crate::ErrorKind::Arguments, &message),
         }
     }
 
     /// An envelope that settled before running.
-    fn refused(config: EnvelopeConfig, now: Instant, kind: &str, message: &str) -> Envelope {
+    pub(crate) fn refused(
+        config: EnvelopeConfig,
+        now: Instant,
+        kind: crate::ErrorKind,
+        message: &str,
+    ) -> Envelope {
         let EnvelopeConfig {
             registry,
             limits,
@@ -423,6 +446,7 @@ impl Envelope {
             calls: Vec::new(),
             states: Vec::new(),
             waiting: Vec::new(),
+            timings: Vec::new(),
             notes: Vec::new(),
             next_batch: 1,
             started: now,
@@ -431,6 +455,22 @@ impl Envelope {
             outbox: VecDeque::new(),
             snapshots: Vec::new(),
             unreported: false,
+        }
+    }
+
+    /// Binds the declared inputs `names` (in the program's order) from `values` before
+    /// the first poll, each converted by the JSON mapping under the value budget; an input
+    /// `values` lacks is nil. A wrong set of names or a value that does not convert settles
+    /// the envelope at once with kind `input` (nothing runs).
+    pub(crate) fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
+        let problem = crate::script::bind(self.machine.as_mut(), names, values);
+        if let Some(message) = problem {
+            self.machine = None;
+            self.phase = Phase::Settled(Box::new(settle::refused_outcome(
+                &self.id,
+                crate::ErrorKind::Input,
+                &message,
+            )));
         }
     }
 
@@ -461,13 +501,30 @@ impl Envelope {
     /// The snapshot of the calls right now (whether or not progress is kept).
     #[must_use]
     pub fn progress(&self) -> Progress {
+        let mut timings = self.timings.clone();
+        progress::stamp(&mut timings, &self.calls, &self.waiting, self.elapsed_ms());
         progress::snapshot(
             &self.id,
             self.direct.as_deref(),
             !self.is_settled(),
             &self.calls,
             &self.waiting,
+            &timings,
         )
+    }
+
+    /// Tells the envelope the caller's monotonic time without polling, so that the
+    /// progress timings of an answer fed next are exact ([`Envelope::poll`] does the same).
+    pub fn advance(&mut self, now: Instant) {
+        if now > self.now {
+            self.now = now;
+        }
+    }
+
+    /// Milliseconds since the envelope started, by the caller's clock.
+    fn elapsed_ms(&self) -> u64 {
+        u64::try_from(self.now.saturating_duration_since(self.started).as_millis())
+            .unwrap_or(u64::MAX)
     }
 
     /// The snapshots taken since the last call, oldest first (with
@@ -478,9 +535,7 @@ impl Envelope {
 
     /// What the envelope needs next, at the caller's monotonic time `now`.
     pub fn poll(&mut self, now: Instant) -> Event {
-        if now > self.now {
-            self.now = now;
-        }
+        self.advance(now);
         if let Some(event) = self.outbox.pop_front() {
             return event;
         }
@@ -495,14 +550,14 @@ impl Envelope {
                     self.phase = Phase::Settled(outcome);
                     return event;
                 }
-                Phase::StartCheckpoint => {
-                    self.phase = Phase::StartCheckpoint;
-                    return Event::Checkpoint(Checkpoint::running(&self.id, &self.script));
+                Phase::StartRecord => {
+                    self.phase = Phase::StartRecord;
+                    return Event::Journal(JournalRecord::running(&self.id, &self.script));
                 }
                 Phase::Persisting { outcome, failures } => {
                     let record = settle::settled_record(&self.id, &self.script, &outcome);
                     self.phase = Phase::Persisting { outcome, failures };
-                    return Event::Checkpoint(record);
+                    return Event::Journal(record);
                 }
                 Phase::Ready(step) => {
                     if let Some(event) = self.run_machine(step) {
@@ -532,7 +587,7 @@ impl Envelope {
             // Only a refused envelope has no machine, and it starts settled.
             self.settle_error(
                 crate::OutcomeKind::ScriptError,
-                "script",
+                crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
                 "the envelope has no program to run",
                 String::new(),
             );
@@ -551,7 +606,7 @@ impl Envelope {
             Step::Error(error) => {
                 self.settle_error(
                     crate::OutcomeKind::ScriptError,
-                    error.kind().as_str(),
+                    crate::ErrorKind::of_run(error.kind()),
                     error.message(),
                     String::new(),
                 );
@@ -583,16 +638,16 @@ impl Envelope {
         self.deadline.is_some_and(|d| self.now >= d)
     }
 
-    /// Acknowledges the checkpoint record of the last [`Event::Checkpoint`]: `written`
+    /// Acknowledges the journal record of the last [`Event::Journal`]: `written`
     /// says whether it is durable.
     ///
     /// # Errors
-    /// [`EnvelopeError::NoCheckpoint`] when no record awaits acknowledgement.
-    pub fn checkpoint_written(&mut self, written: bool) -> Result<(), EnvelopeError> {
+    /// [`EnvelopeError::NoJournalRecord`] when no record awaits acknowledgement.
+    pub fn journal_written(&mut self, written: bool) -> Result<(), EnvelopeError> {
         let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
         match phase {
-            Phase::StartCheckpoint if written => Ok(()),
-            Phase::StartCheckpoint => {
+            Phase::StartRecord if written => Ok(()),
+            Phase::StartRecord => {
                 settle::start_failed(self);
                 Ok(())
             }
@@ -616,7 +671,7 @@ impl Envelope {
             }
             other => {
                 self.phase = other;
-                Err(EnvelopeError::NoCheckpoint)
+                Err(EnvelopeError::NoJournalRecord)
             }
         }
     }
@@ -637,12 +692,15 @@ impl Envelope {
     fn report(&mut self, live: bool) {
         self.unreported = false;
         if self.options.progress {
+            let now = self.elapsed_ms();
+            progress::stamp(&mut self.timings, &self.calls, &self.waiting, now);
             let snapshot = progress::snapshot(
                 &self.id,
                 self.direct.as_deref(),
                 live,
                 &self.calls,
                 &self.waiting,
+                &self.timings,
             );
             self.snapshots.push(snapshot);
         }

@@ -1,5 +1,5 @@
 //! How an envelope settles: the outcome of a completed, direct, failed, denied,
-//! interrupted or timed-out script, the result cap, and the settled checkpoint record.
+//! interrupted or timed-out script, the result cap, and the settled journal record.
 //!
 //! Invariants:
 //! - Every outcome text except a direct call's own result is capped at
@@ -10,22 +10,20 @@
 
 use super::{Envelope, Phase};
 use crate::audit::{self, Status};
-use crate::checkpoint::{Checkpoint, CheckpointState};
 use crate::convert;
+use crate::errors::ErrorKind;
+use crate::journal::{JournalRecord, JournalState};
 use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
 use ptc_vm::Value;
 
 /// The outcome of a script that never started.
-pub(super) fn refused_outcome(id: &str, kind: &str, message: &str) -> Outcome {
+pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outcome {
     Outcome {
         id: id.to_owned(),
         kind: OutcomeKind::ScriptError,
         text: cap_text(format!("Error: {message}")),
         value: None,
-        error: Some(OutcomeError {
-            kind: kind.to_owned(),
-            message: message.to_owned(),
-        }),
+        error: Some(OutcomeError::new(kind, message)),
         direct: None,
         direct_result: None,
         calls: Vec::new(),
@@ -35,10 +33,10 @@ pub(super) fn refused_outcome(id: &str, kind: &str, message: &str) -> Outcome {
 }
 
 /// The settled record of `outcome`.
-pub(super) fn settled_record(id: &str, script: &str, outcome: &Outcome) -> Checkpoint {
-    Checkpoint {
+pub(super) fn settled_record(id: &str, script: &str, outcome: &Outcome) -> JournalRecord {
+    JournalRecord {
         id: id.to_owned(),
-        state: CheckpointState::Settled,
+        state: JournalState::Settled,
         expression: script.to_owned(),
         outcome: Some(outcome.kind.as_str().to_owned()),
         result: Some(outcome.text.clone()),
@@ -53,10 +51,7 @@ pub(super) fn persist_failed(mut outcome: Outcome) -> Outcome {
     outcome.kind = OutcomeKind::ScriptError;
     outcome.text = format!("Error: {message}");
     outcome.value = None;
-    outcome.error = Some(OutcomeError {
-        kind: "checkpoint".to_owned(),
-        message: message.to_owned(),
-    });
+    outcome.error = Some(OutcomeError::new(ErrorKind::Journal, message));
     outcome
 }
 
@@ -66,10 +61,10 @@ pub(super) fn start_failed(envelope: &mut Envelope) {
         OutcomeKind::ScriptError,
         "Error: ToolCall audit checkpoint could not be persisted".to_owned(),
     );
-    outcome.error = Some(OutcomeError {
-        kind: "checkpoint".to_owned(),
-        message: "ToolCall audit checkpoint could not be persisted".to_owned(),
-    });
+    outcome.error = Some(OutcomeError::new(
+        ErrorKind::Journal,
+        "ToolCall audit checkpoint could not be persisted",
+    ));
     envelope.finish(Box::new(outcome));
 }
 
@@ -136,10 +131,7 @@ impl Envelope {
         let mut outcome = self.outcome(kind, text.clone());
         if failed {
             let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
-            outcome.error = Some(OutcomeError {
-                kind: "tool-error".to_owned(),
-                message,
-            });
+            outcome.error = Some(OutcomeError::new(ErrorKind::ToolError, message));
         } else {
             outcome.value = Some(match result.as_ref().and_then(|r| r.structured.clone()) {
                 Some(json) => json,
@@ -160,7 +152,7 @@ impl Envelope {
         };
         self.settle_error(
             OutcomeKind::Interrupted,
-            "interrupted",
+            ErrorKind::Interrupted,
             "script interrupted",
             summary,
         );
@@ -178,14 +170,19 @@ impl Envelope {
         let steps = self.stats().fuel_used;
         let message =
             format!("Script exceeded its time budget of {seconds} seconds after {steps} steps");
-        self.settle_error(OutcomeKind::ScriptError, "time", &message, summary);
+        self.settle_error(
+            OutcomeKind::ScriptError,
+            ErrorKind::Budget(crate::Budget::Time),
+            &message,
+            summary,
+        );
     }
 
     /// Settles with a typed error; unfinished calls become `interrupted`.
     pub(super) fn settle_error(
         &mut self,
         kind: OutcomeKind,
-        error_kind: &str,
+        error_kind: ErrorKind,
         message: &str,
         suffix: String,
     ) {
@@ -197,20 +194,17 @@ impl Envelope {
         }
         let text = cap_text(format!("Error: {message}{suffix}"));
         let mut outcome = self.outcome(kind, text);
-        outcome.error = Some(OutcomeError {
-            kind: error_kind.to_owned(),
-            message: message.to_owned(),
-        });
+        outcome.error = Some(OutcomeError::new(error_kind, message));
         self.conclude(outcome);
     }
 
-    /// Settles with `outcome`, through the settled checkpoint when checkpoints are on.
+    /// Settles with `outcome`, through the settled journal record when the journal is on.
     fn conclude(&mut self, outcome: Outcome) {
         // Whatever suspension was being serviced is over.
         for state in &mut self.states {
             *state = super::CallState::Ended;
         }
-        if self.options.checkpoints {
+        if self.options.journal {
             self.phase = Phase::Persisting {
                 outcome: Box::new(outcome),
                 failures: 0,

@@ -1,6 +1,6 @@
 //! The envelope driven by hand, with no executor and a made-up clock: orderings, bounded
 //! parallelism, denial mid-batch, cancellation, answers after cancel or settle, duplicate
-//! and unknown ids, timeouts, the wall-clock bound, checkpoints and direct calls.
+//! and unknown ids, timeouts, the wall-clock bound, journal records and direct calls.
 
 use super::*;
 use crate::OutcomeKind;
@@ -232,8 +232,8 @@ fn unknown_duplicate_and_premature_answers_are_typed_errors() {
     ));
     assert!(env.deny("e/1", "too late").is_err());
     assert_eq!(
-        env.checkpoint_written(true),
-        Err(EnvelopeError::NoCheckpoint)
+        env.journal_written(true),
+        Err(EnvelopeError::NoJournalRecord)
     );
     env.fail("e/2", Failure::Host("pipe closed".into()))
         .unwrap();
@@ -350,42 +350,42 @@ fn the_wall_clock_bound_counts_tool_time_and_cancels_calls_in_flight() {
 }
 
 #[test]
-fn checkpoints_come_before_any_call_and_before_the_outcome() {
+fn journal_records_come_before_any_call_and_before_the_outcome() {
     let now = Instant::now();
     let options = EnvelopeOptions {
-        checkpoints: true,
+        journal: true,
         ..EnvelopeOptions::default()
     };
     let mut env = envelope(r#"(list (T :v "a"))"#, Limits::default(), options, now);
     match env.poll(now) {
-        Event::Checkpoint(record) => {
-            assert_eq!(record.state, crate::CheckpointState::Running);
+        Event::Journal(record) => {
+            assert_eq!(record.state, crate::JournalState::Running);
             assert_eq!(record.expression, r#"(list (T :v "a"))"#);
         }
         other => panic!("expected the start record, got {other:?}"),
     }
     // Unacknowledged, the record is asked for again; nothing runs.
-    assert!(matches!(env.poll(now), Event::Checkpoint(_)));
-    env.checkpoint_written(true).unwrap();
+    assert!(matches!(env.poll(now), Event::Journal(_)));
+    env.journal_written(true).unwrap();
     let calls = allow_all(&mut env, now);
     env.complete(&calls[0].id, ToolResult::text("x")).unwrap();
-    let Event::Checkpoint(record) = next(&mut env, now) else {
+    let Event::Journal(record) = next(&mut env, now) else {
         panic!("expected the settled record");
     };
-    assert_eq!(record.state, crate::CheckpointState::Settled);
+    assert_eq!(record.state, crate::JournalState::Settled);
     assert_eq!(record.calls.len(), 1);
     // One retry, then the outcome says the audit could not be persisted.
-    env.checkpoint_written(false).unwrap();
-    assert!(matches!(env.poll(now), Event::Checkpoint(_)));
-    env.checkpoint_written(false).unwrap();
+    env.journal_written(false).unwrap();
+    assert!(matches!(env.poll(now), Event::Journal(_)));
+    env.journal_written(false).unwrap();
     let outcome = settled(env.poll(now));
     assert_eq!(outcome.error.unwrap().kind, "checkpoint");
     assert_eq!(outcome.calls.len(), 1);
 
     // A start record that cannot be written: nothing runs.
     let mut env = envelope(r#"(list (T :v "a"))"#, Limits::default(), options, now);
-    assert!(matches!(env.poll(now), Event::Checkpoint(_)));
-    env.checkpoint_written(false).unwrap();
+    assert!(matches!(env.poll(now), Event::Journal(_)));
+    env.journal_written(false).unwrap();
     let outcome = settled(env.poll(now));
     assert_eq!(
         outcome.text,

@@ -155,6 +155,28 @@ impl Machine {
         }
     }
 
+    /// Binds the body function's parameter `index` — a declared input of the script — to
+    /// `value` before the first step. Returns false, changing nothing, once the machine has
+    /// started or when the body has no such parameter. The caller gives plain data already
+    /// checked against the value budget (a JSON conversion).
+    pub fn bind_input(&mut self, index: usize, value: Value) -> bool {
+        let params = self
+            .program
+            .functions
+            .first()
+            .map_or(0, |f| f.param_count());
+        if self.started || index >= params {
+            return false;
+        }
+        match self.regs.get_mut(index) {
+            Some(slot) => {
+                *slot = value;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Turns fuel metering off. Only for measuring the metering's overhead: an unmetered
     /// run is bounded by nothing but its host.
     pub fn set_unmetered(&mut self) {

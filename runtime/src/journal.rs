@@ -1,9 +1,11 @@
-//! Durable envelope checkpoints (dialect notes §12.9).
+//! The journal: durable envelope records (dialect notes §12.9).
+//!
+//! A journal is not a checkpoint: the machine is never snapshotted.
 //!
 //! The driver writes a *start* record (state `running`, the script) before any child runs
 //! and a *settled* record (the outcome, the model-facing text and the audit) when the
-//! script settles; progress in between stays in memory. After a crash, [`FileStore::recover`]
-//! turns every record left `running` into an `interrupted` one. The machine itself is
+//! script settles; progress in between stays in memory. After a crash,
+//! [`FileJournal::recover`] turns every record left `running` into an `interrupted` one. The machine itself is
 //! never serialised or resumed.
 //!
 //! These are journal records, not snapshots: the guest machine is never serialised, so a
@@ -12,7 +14,7 @@
 //! are not rolled back, the script is not replayed). A run whose future the host drops
 //! before it settles is settled `interrupted` at once.
 //!
-//! Invariants of [`FileStore`]:
+//! Invariants of [`FileJournal`]:
 //! - One file per envelope, `DIR/<escaped id>.json` (an injective escaping, so two ids never
 //!   share a file), written atomically (a temporary file in the same directory, then a
 //!   rename), so a reader sees the old or the new record, never a torn one.
@@ -30,7 +32,8 @@ use std::sync::{Arc, Mutex};
 /// The life cycle of an envelope record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum CheckpointState {
+#[non_exhaustive]
+pub enum JournalState {
     /// Written before any child runs.
     Running,
     /// Written when the script settled.
@@ -41,11 +44,11 @@ pub enum CheckpointState {
 
 /// One envelope's durable record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Checkpoint {
+pub struct JournalRecord {
     /// The envelope id.
     pub id: String,
     /// Where it stands.
-    pub state: CheckpointState,
+    pub state: JournalState,
     /// The script.
     pub expression: String,
     /// The outcome's wire name, once settled.
@@ -59,13 +62,13 @@ pub struct Checkpoint {
     pub calls: Vec<AuditRecord>,
 }
 
-impl Checkpoint {
+impl JournalRecord {
     /// The start record of `id` running `expression`.
     #[must_use]
     pub fn running(id: &str, expression: &str) -> Self {
-        Checkpoint {
+        JournalRecord {
             id: id.to_owned(),
-            state: CheckpointState::Running,
+            state: JournalState::Running,
             expression: expression.to_owned(),
             outcome: None,
             result: None,
@@ -79,40 +82,40 @@ impl Checkpoint {
 /// resolves, and must keep records of different ids apart (two processes sharing a store
 /// never overwrite each other's records: envelope ids are unique across processes, see
 /// [`crate::fresh_id`]).
-pub trait CheckpointStore: Send + Sync {
-    /// Persists `checkpoint`, replacing any earlier record of the same id.
+pub trait JournalStore: Send + Sync {
+    /// Persists `record`, replacing any earlier record of the same id.
     ///
     /// # Errors
     /// Any I/O failure; the driver reports it per §12.9.
-    fn write(&self, checkpoint: &Checkpoint) -> BoxFuture<io::Result<()>>;
+    fn write(&self, record: &JournalRecord) -> BoxFuture<io::Result<()>>;
 
     /// The record of `id`.
     ///
     /// # Errors
     /// When it is missing or unreadable.
-    fn read(&self, id: &str) -> BoxFuture<io::Result<Checkpoint>>;
+    fn read(&self, id: &str) -> BoxFuture<io::Result<JournalRecord>>;
 
     /// Every record, oldest id first.
     ///
     /// # Errors
     /// When the store cannot be listed.
-    fn list(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>>;
+    fn list(&self) -> BoxFuture<io::Result<Vec<JournalRecord>>>;
 
     /// Settles every record left `running` by a run that no longer exists as
-    /// `interrupted` (see [`Checkpoint::interrupted`]) and returns those records. A record
+    /// `interrupted` (see [`JournalRecord::interrupted`]) and returns those records. A record
     /// that a live run still owns is left alone.
     ///
     /// # Errors
     /// When the store cannot be listed or a record cannot be rewritten.
-    fn recover(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>>;
+    fn recover(&self) -> BoxFuture<io::Result<Vec<JournalRecord>>>;
 }
 
-impl Checkpoint {
+impl JournalRecord {
     /// This running record as settled `interrupted` with `message`: its unfinished calls
     /// marked `interrupted`, outcome `interrupted`.
     #[must_use]
     pub fn interrupted(mut self, message: &str) -> Self {
-        self.state = CheckpointState::Interrupted;
+        self.state = JournalState::Interrupted;
         self.outcome = Some("interrupted".to_owned());
         self.result = Some(message.to_owned());
         for call in &mut self.calls {
@@ -128,11 +131,11 @@ impl Checkpoint {
 ///
 /// A run's record is owned while it is `running`: the store holds an exclusive advisory
 /// lock on `DIR/<id>.lock` from the start record until the settled one, and
-/// [`FileStore::recover`] only interrupts records whose lock it can take — so one process
+/// [`FileJournal::recover`] only interrupts records whose lock it can take — so one process
 /// recovering a shared directory never interrupts another process's live run. The operating
 /// system releases the lock when its owner dies.
 #[derive(Debug, Clone)]
-pub struct FileStore {
+pub struct FileJournal {
     dir: PathBuf,
     owned: Arc<Mutex<HashMap<String, std::fs::File>>>,
 }
@@ -143,7 +146,7 @@ pub const INTERRUPTED_BY_RESTART: &str = "Error: script interrupted by restart";
 /// The message of a run whose future the host dropped before it settled.
 pub const INTERRUPTED_BY_DROP: &str = "Error: script interrupted (the run was dropped)";
 
-impl FileStore {
+impl FileJournal {
     /// A store under `dir`, created if missing.
     ///
     /// # Errors
@@ -151,7 +154,7 @@ impl FileStore {
     pub fn open(dir: impl Into<PathBuf>) -> io::Result<Self> {
         let dir = dir.into();
         std::fs::create_dir_all(&dir)?;
-        Ok(FileStore {
+        Ok(FileJournal {
             dir,
             owned: Arc::default(),
         })
@@ -195,7 +198,7 @@ impl FileStore {
     ///
     /// # Errors
     /// When it is missing or unreadable.
-    pub fn read_now(&self, id: &str) -> io::Result<Checkpoint> {
+    pub fn read_now(&self, id: &str) -> io::Result<JournalRecord> {
         let text = std::fs::read_to_string(self.path_of(id))?;
         serde_json::from_str(&text).map_err(io::Error::other)
     }
@@ -204,7 +207,7 @@ impl FileStore {
     ///
     /// # Errors
     /// When the directory cannot be listed.
-    pub fn list_now(&self) -> io::Result<Vec<Checkpoint>> {
+    pub fn list_now(&self) -> io::Result<Vec<JournalRecord>> {
         let mut out = Vec::new();
         for entry in std::fs::read_dir(&self.dir)? {
             let path = entry?.path();
@@ -212,9 +215,9 @@ impl FileStore {
                 continue;
             }
             if let Ok(text) = std::fs::read_to_string(&path)
-                && let Ok(checkpoint) = serde_json::from_str::<Checkpoint>(&text)
+                && let Ok(record) = serde_json::from_str::<JournalRecord>(&text)
             {
-                out.push(checkpoint);
+                out.push(record);
             }
         }
         out.sort_by(|a, b| a.id.cmp(&b.id));
@@ -228,89 +231,87 @@ impl FileStore {
     ///
     /// # Errors
     /// When the directory cannot be listed or a record cannot be rewritten.
-    pub fn recover_now(&self) -> io::Result<Vec<Checkpoint>> {
+    pub fn recover_now(&self) -> io::Result<Vec<JournalRecord>> {
         let mut recovered = Vec::new();
-        for checkpoint in self.list_now()? {
-            if checkpoint.state != CheckpointState::Running
-                || self.owned().contains_key(&checkpoint.id)
-            {
+        for record in self.list_now()? {
+            if record.state != JournalState::Running || self.owned().contains_key(&record.id) {
                 continue;
             }
             let lock = std::fs::OpenOptions::new()
                 .create(true)
                 .truncate(false)
                 .write(true)
-                .open(self.lock_path_of(&checkpoint.id))?;
+                .open(self.lock_path_of(&record.id))?;
             match lock.try_lock() {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => continue,
                 Err(std::fs::TryLockError::Error(error)) => return Err(error),
             }
-            let checkpoint = checkpoint.interrupted(INTERRUPTED_BY_RESTART);
-            self.write_file(&checkpoint)?;
-            let _ = std::fs::remove_file(self.lock_path_of(&checkpoint.id));
+            let record = record.interrupted(INTERRUPTED_BY_RESTART);
+            self.write_file(&record)?;
+            let _ = std::fs::remove_file(self.lock_path_of(&record.id));
             drop(lock);
-            recovered.push(checkpoint);
+            recovered.push(record);
         }
         Ok(recovered)
     }
 
-    /// Writes `checkpoint` durably and takes or releases its ownership lock.
+    /// Writes `record` durably and takes or releases its ownership lock.
     ///
     /// # Errors
     /// Any I/O failure; also when another live run owns a `running` record of the same id.
-    pub fn write_now(&self, checkpoint: &Checkpoint) -> io::Result<()> {
-        if checkpoint.state == CheckpointState::Running {
+    pub fn write_now(&self, record: &JournalRecord) -> io::Result<()> {
+        if record.state == JournalState::Running {
             let mut owned = self.owned();
-            if !owned.contains_key(&checkpoint.id) {
+            if !owned.contains_key(&record.id) {
                 let lock = std::fs::OpenOptions::new()
                     .create(true)
                     .truncate(false)
                     .write(true)
-                    .open(self.lock_path_of(&checkpoint.id))?;
+                    .open(self.lock_path_of(&record.id))?;
                 lock.try_lock().map_err(|_| {
                     io::Error::new(
                         io::ErrorKind::AlreadyExists,
-                        format!("envelope {} is running in another process", checkpoint.id),
+                        format!("envelope {} is running in another process", record.id),
                     )
                 })?;
-                owned.insert(checkpoint.id.clone(), lock);
+                owned.insert(record.id.clone(), lock);
             }
             drop(owned);
-            return self.write_file(checkpoint);
+            return self.write_file(record);
         }
-        self.write_file(checkpoint)?;
-        if self.owned().remove(&checkpoint.id).is_some() {
-            let _ = std::fs::remove_file(self.lock_path_of(&checkpoint.id));
+        self.write_file(record)?;
+        if self.owned().remove(&record.id).is_some() {
+            let _ = std::fs::remove_file(self.lock_path_of(&record.id));
         }
         Ok(())
     }
 
-    fn write_file(&self, checkpoint: &Checkpoint) -> io::Result<()> {
-        let text = serde_json::to_vec_pretty(checkpoint).map_err(io::Error::other)?;
+    fn write_file(&self, record: &JournalRecord) -> io::Result<()> {
+        let text = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
         let mut temp = tempfile::NamedTempFile::new_in(&self.dir)?;
         temp.write_all(&text)?;
         temp.as_file().sync_all()?;
-        temp.persist(self.path_of(&checkpoint.id))
+        temp.persist(self.path_of(&record.id))
             .map_err(|error| error.error)?;
         Ok(())
     }
 }
 
-impl CheckpointStore for FileStore {
-    fn write(&self, checkpoint: &Checkpoint) -> BoxFuture<io::Result<()>> {
-        Box::pin(std::future::ready(self.write_now(checkpoint)))
+impl JournalStore for FileJournal {
+    fn write(&self, record: &JournalRecord) -> BoxFuture<io::Result<()>> {
+        Box::pin(std::future::ready(self.write_now(record)))
     }
 
-    fn read(&self, id: &str) -> BoxFuture<io::Result<Checkpoint>> {
+    fn read(&self, id: &str) -> BoxFuture<io::Result<JournalRecord>> {
         Box::pin(std::future::ready(self.read_now(id)))
     }
 
-    fn list(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>> {
+    fn list(&self) -> BoxFuture<io::Result<Vec<JournalRecord>>> {
         Box::pin(std::future::ready(self.list_now()))
     }
 
-    fn recover(&self) -> BoxFuture<io::Result<Vec<Checkpoint>>> {
+    fn recover(&self) -> BoxFuture<io::Result<Vec<JournalRecord>>> {
         Box::pin(std::future::ready(self.recover_now()))
     }
 }
@@ -322,18 +323,18 @@ mod tests {
     #[test]
     fn records_are_written_atomically_and_recovered() {
         let dir = tempfile::tempdir().unwrap();
-        let store = FileStore::open(dir.path().join("journal")).unwrap();
-        let mut running = Checkpoint::running("ptc-1", "(Read :file_path \"a\")");
+        let store = FileJournal::open(dir.path().join("journal")).unwrap();
+        let mut running = JournalRecord::running("ptc-1", "(Read :file_path \"a\")");
         running
             .calls
             .push(AuditRecord::new("ptc-1", 1, "Read", Status::Running));
         // Written by a run that then crashed: its store (process) is gone.
-        FileStore::open(store.dir())
+        FileJournal::open(store.dir())
             .unwrap()
             .write_now(&running)
             .unwrap();
-        let mut settled = Checkpoint::running("ptc-2", "1");
-        settled.state = CheckpointState::Settled;
+        let mut settled = JournalRecord::running("ptc-2", "1");
+        settled.state = JournalState::Settled;
         settled.result = Some("1".into());
         store.write_now(&settled).unwrap();
         assert_eq!(store.read_now("ptc-1").unwrap(), running);
@@ -341,7 +342,7 @@ mod tests {
         let recovered = store.recover_now().unwrap();
         assert_eq!(recovered.len(), 1);
         let record = store.read_now("ptc-1").unwrap();
-        assert_eq!(record.state, CheckpointState::Interrupted);
+        assert_eq!(record.state, JournalState::Interrupted);
         assert_eq!(record.result.as_deref(), Some(INTERRUPTED_BY_RESTART));
         assert_eq!(record.calls[0].status, Status::Interrupted);
         assert_eq!(store.read_now("ptc-2").unwrap(), settled);
@@ -352,26 +353,28 @@ mod tests {
 
     #[test]
     fn ids_never_share_a_file_and_live_runs_are_not_recovered() {
-        assert_ne!(FileStore::stem("a/b"), FileStore::stem("a_b"));
-        assert_ne!(FileStore::stem("a_2f"), FileStore::stem("a/"));
+        assert_ne!(FileJournal::stem("a/b"), FileJournal::stem("a_b"));
+        assert_ne!(FileJournal::stem("a_2f"), FileJournal::stem("a/"));
         let dir = tempfile::tempdir().unwrap();
-        let mine = FileStore::open(dir.path()).unwrap();
-        let other = FileStore::open(dir.path()).unwrap();
-        mine.write_now(&Checkpoint::running("ptc-a", "1")).unwrap();
+        let mine = FileJournal::open(dir.path()).unwrap();
+        let other = FileJournal::open(dir.path()).unwrap();
+        mine.write_now(&JournalRecord::running("ptc-a", "1"))
+            .unwrap();
         // Another store on the same directory (another process) sees a live owner.
         assert!(other.recover_now().unwrap().is_empty());
-        assert_eq!(
-            mine.read_now("ptc-a").unwrap().state,
-            CheckpointState::Running
+        assert_eq!(mine.read_now("ptc-a").unwrap().state, JournalState::Running);
+        assert!(
+            other
+                .write_now(&JournalRecord::running("ptc-a", "2"))
+                .is_err()
         );
-        assert!(other.write_now(&Checkpoint::running("ptc-a", "2")).is_err());
         // Once the owner is gone (its store dropped: the process ended), it is recovered.
         drop(mine);
         let recovered = other.recover_now().unwrap();
         assert_eq!(recovered.len(), 1);
         assert_eq!(
             other.read_now("ptc-a").unwrap().state,
-            CheckpointState::Interrupted
+            JournalState::Interrupted
         );
     }
 }
