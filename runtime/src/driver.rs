@@ -30,9 +30,10 @@ use futures::FutureExt as _;
 use futures::StreamExt as _;
 use futures::stream::FuturesUnordered;
 use ptc_vm::{Limits, Program};
-use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 /// Runs scripts against one registry with one policy, budget set and journal.
@@ -44,6 +45,8 @@ pub struct Runner {
     policy: Arc<dyn PermissionPolicy>,
     journal: Option<Arc<dyn JournalStore>>,
     isolation: Isolation,
+    /// The policy is [`Runner::new`]'s [`AllowAll`]: no permission round per call.
+    allows_all: bool,
 }
 
 impl std::fmt::Debug for Runner {
@@ -242,6 +245,7 @@ impl Runner {
             policy: Arc::new(AllowAll),
             journal: None,
             isolation: Isolation::default(),
+            allows_all: true,
         }
     }
 
@@ -256,6 +260,7 @@ impl Runner {
     #[must_use]
     pub fn with_policy(mut self, policy: Arc<dyn PermissionPolicy>) -> Self {
         self.policy = policy;
+        self.allows_all = false;
         self
     }
 
@@ -294,7 +299,9 @@ impl Runner {
             limits,
             id: options.id.clone().unwrap_or_else(fresh_id),
             options: EnvelopeOptions {
-                ask_permission: true,
+                // Allowing everything needs no permission round: the calls go straight to
+                // dispatch (no policy future, no second copy of each request).
+                ask_permission: !(self.allows_all && options.policy.is_none()),
                 journal: self.journal.is_some(),
                 progress: options.progress.is_some(),
             },
@@ -454,12 +461,17 @@ impl Runner {
             Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
             None => self.policy.clone(),
         };
-        let mut calls = Calls::default();
-        calls.data = data;
+        let mut calls = Calls {
+            asked: Vec::new(),
+            deciding: InFlight::Idle,
+            running: InFlight::Idle,
+            data,
+        };
         let mut journal = JournalGuard {
             store: self.journal.clone(),
             running: None,
         };
+        envelope.hand_over_outcome();
         loop {
             if cancel.is_cancelled() {
                 envelope.cancel();
@@ -489,7 +501,7 @@ impl Runner {
                 Event::Cancel(ids) => calls.cancel(&ids),
                 Event::Permission(requests) => {
                     for request in requests {
-                        let ctx = calls.context(&request);
+                        let ctx = calls.asking(&request);
                         let mut decision = dispatch::check_policy(&policy, &ctx);
                         match decision.as_mut().now_or_never() {
                             Some(Decision::Allow) => {
@@ -508,13 +520,14 @@ impl Runner {
                 }
                 Event::Dispatch(requests) => {
                     for request in requests {
-                        let ctx = calls.context(&request);
-                        let id = request.id;
                         let Some(tool) = self.registry.get(&request.tool) else {
                             continue;
                         };
-                        let end = dispatch::launch(tool.handler.clone(), ctx, self.isolation);
-                        calls.running.push(Box::pin(end.map(move |end| (id, end))));
+                        let handler = tool.handler.clone();
+                        let (id, ctx) = calls.dispatching(request);
+                        let cancel = ctx.cancel.clone();
+                        let future = dispatch::launch(handler, ctx, self.isolation);
+                        calls.running.push(Launched { id, cancel, future });
                     }
                 }
                 Event::Waiting { deadline } => {
@@ -537,7 +550,6 @@ impl Runner {
                         }
                         Some((id, end)) = calls.running.next() => {
                             envelope.advance(Instant::now());
-                            calls.tokens.remove(&id);
                             // An answer for a call that timed out meanwhile is refused.
                             let _ = match end {
                                 ChildEnd::Finished(result) => envelope.complete(&id, result),
@@ -545,9 +557,10 @@ impl Runner {
                                 ChildEnd::Cancelled => Ok(()),
                             };
                             report(&mut envelope, progress.as_ref());
-                            // Completions come one at a time with a yield in between, even
-                            // when every handler completes synchronously.
-                            tokio::task::yield_now().await;
+                            // Completions spend the task's cooperative budget: a run whose
+                            // handlers all complete synchronously yields once the budget is
+                            // spent, not after every call.
+                            tokio::task::coop::consume_budget().await;
                         }
                         () = sleep => {}
                     }
@@ -557,19 +570,98 @@ impl Runner {
     }
 }
 
+/// A dispatched call: its id, its token and the handler's future.
+struct Launched {
+    id: String,
+    cancel: CancelToken,
+    future: BoxFuture<ChildEnd>,
+}
+
+impl Future for Launched {
+    type Output = (String, ChildEnd);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let end = std::task::ready!(self.future.as_mut().poll(cx));
+        Poll::Ready((std::mem::take(&mut self.id), end))
+    }
+}
+
+/// Futures in flight: none, a lone one polled in place (no allocation of its own), or a
+/// set that polls only the woken ones.
+enum InFlight<F> {
+    Idle,
+    One(F),
+    Many(FuturesUnordered<F>),
+}
+
+impl<F> Default for InFlight<F> {
+    fn default() -> Self {
+        InFlight::Idle
+    }
+}
+
+impl<F: Future + Unpin> InFlight<F> {
+    fn push(&mut self, future: F) {
+        *self = match std::mem::take(self) {
+            InFlight::Idle => InFlight::One(future),
+            InFlight::One(first) => {
+                let set = FuturesUnordered::new();
+                set.push(first);
+                set.push(future);
+                InFlight::Many(set)
+            }
+            InFlight::Many(set) => {
+                set.push(future);
+                InFlight::Many(set)
+            }
+        };
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &F> {
+        let (one, many) = match self {
+            InFlight::Idle => (None, None),
+            InFlight::One(future) => (Some(future), None),
+            InFlight::Many(set) => (None, Some(set.iter())),
+        };
+        one.into_iter().chain(many.into_iter().flatten())
+    }
+
+    /// The next output; `None` when nothing is in flight.
+    fn next(&mut self) -> impl Future<Output = Option<F::Output>> + '_ {
+        std::future::poll_fn(move |cx| {
+            let output = match self {
+                InFlight::Idle => return Poll::Ready(None),
+                InFlight::One(future) => std::task::ready!(Pin::new(future).poll(cx)),
+                InFlight::Many(set) => match std::task::ready!(set.poll_next_unpin(cx)) {
+                    Some(output) => output,
+                    None => {
+                        *self = InFlight::Idle;
+                        return Poll::Ready(None);
+                    }
+                },
+            };
+            if matches!(self, InFlight::One(_)) {
+                *self = InFlight::Idle;
+            }
+            Poll::Ready(Some(output))
+        })
+    }
+}
+
 /// The calls the driver holds for one run.
-#[derive(Default)]
 struct Calls {
-    tokens: HashMap<String, CancelToken>,
-    deciding: FuturesUnordered<BoxFuture<(String, Decision)>>,
-    running: FuturesUnordered<BoxFuture<(String, ChildEnd)>>,
+    /// Calls whose permission is being decided, with their tokens.
+    asked: Vec<(String, CancelToken)>,
+    deciding: InFlight<BoxFuture<(String, Decision)>>,
+    running: InFlight<Launched>,
     data: RunData,
 }
 
 impl Calls {
-    /// The handler's view of `request`, with the call's token (made on first use).
-    fn context(&mut self, request: &CallRequest) -> ToolRequestCtx {
-        let cancel = self.tokens.entry(request.id.clone()).or_default().clone();
+    /// The policy's view of `request`, with the call's token (kept for its dispatch).
+    fn asking(&mut self, request: &CallRequest) -> ToolRequestCtx {
+        let cancel = CancelToken::new();
+        self.asked.push((request.id.clone(), cancel.clone()));
         ToolRequestCtx {
             id: request.id.clone(),
             parent_id: request.parent_id.clone(),
@@ -581,17 +673,45 @@ impl Calls {
         }
     }
 
+    /// The handler's view of `request`, taking it whole; the call's token is the one its
+    /// policy saw, if it was asked.
+    fn dispatching(&mut self, request: CallRequest) -> (String, ToolRequestCtx) {
+        let cancel = match self.asked.iter().position(|(id, _)| *id == request.id) {
+            Some(index) => self.asked.swap_remove(index).1,
+            None => CancelToken::new(),
+        };
+        let id = request.id.clone();
+        let ctx = ToolRequestCtx {
+            id: request.id,
+            parent_id: request.parent_id,
+            source: "ptc",
+            tool: request.tool,
+            arguments: request.arguments,
+            cancel,
+            run_data: self.data.clone(),
+        };
+        (id, ctx)
+    }
+
     fn cancel(&mut self, ids: &[String]) {
         for id in ids {
-            if let Some(token) = self.tokens.remove(id) {
-                token.cancel();
+            if let Some(index) = self.asked.iter().position(|(asked, _)| asked == id) {
+                self.asked.swap_remove(index).1.cancel();
+            }
+        }
+        for launched in self.running.iter() {
+            if ids.contains(&launched.id) {
+                launched.cancel.cancel();
             }
         }
     }
 
     fn cancel_all(&mut self) {
-        for (_, token) in self.tokens.drain() {
+        for (_, token) in self.asked.drain(..) {
             token.cancel();
+        }
+        for launched in self.running.iter() {
+            launched.cancel.cancel();
         }
     }
 }

@@ -171,13 +171,16 @@ impl Envelope {
             let position = batch.next;
             batch.next += 1;
             let call = batch.first + position;
-            match batch.pending.get(position).cloned().flatten() {
+            // The request stays pending for its dispatch; only an ask copies it.
+            match batch.pending.get(position).and_then(Option::as_ref) {
                 Some(Err(message)) => {
-                    self.end_with_error(batch, position, format!("Error: {message}"));
+                    let message = format!("Error: {message}");
+                    self.end_with_error(batch, position, message);
                 }
                 Some(Ok(request)) => {
+                    let ask = self.options.ask_permission.then(|| request.clone());
                     self.set(call, Status::Running, None);
-                    if self.options.ask_permission {
+                    if let Some(request) = ask {
                         self.set_state(call, CallState::Asking);
                         self.set_waiting(call, true);
                         self.unreported = true;
@@ -283,7 +286,10 @@ impl Envelope {
 
     /// The index of call `id`, checking the envelope still takes answers.
     fn lookup(&self, id: &str) -> Result<usize, EnvelopeError> {
-        if matches!(self.phase, Phase::Settled(_) | Phase::Persisting { .. }) {
+        if matches!(
+            self.phase,
+            Phase::Settled(_) | Phase::HandedOver | Phase::Persisting { .. }
+        ) {
             return Err(EnvelopeError::Settled);
         }
         id.strip_prefix(self.id.as_str())

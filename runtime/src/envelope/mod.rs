@@ -290,6 +290,9 @@ enum Phase {
     Persisting { outcome: Box<Outcome>, failures: u8 },
     /// Done.
     Settled(Box<Outcome>),
+    /// Done, and the outcome was moved out by the one [`Event::Settled`] a driver that
+    /// asked for it ([`Envelope::hand_over_outcome`]) receives.
+    HandedOver,
 }
 
 /// One ToolCall envelope; see the module docs.
@@ -319,6 +322,8 @@ pub struct Envelope {
     snapshots: Vec<Progress>,
     /// A change not yet in a snapshot (a permission ask).
     unreported: bool,
+    /// See [`Envelope::hand_over_outcome`].
+    hand_over: bool,
 }
 
 const fn assert_send<T: Send>() {}
@@ -351,7 +356,12 @@ impl Envelope {
         };
         Envelope {
             id,
-            script: script.to_owned(),
+            // Only journal records carry the script text.
+            script: if options.journal {
+                script.to_owned()
+            } else {
+                String::new()
+            },
             machine: Some(Machine::new(program, limits)),
             registry,
             limits,
@@ -371,6 +381,7 @@ impl Envelope {
             outbox: VecDeque::new(),
             snapshots: Vec::new(),
             unreported: false,
+            hand_over: false,
         }
     }
 
@@ -455,6 +466,7 @@ impl Envelope {
             outbox: VecDeque::new(),
             snapshots: Vec::new(),
             unreported: false,
+            hand_over: false,
         }
     }
 
@@ -483,13 +495,22 @@ impl Envelope {
     /// The audit so far, one record per call issued, in dispatch order.
     #[must_use]
     pub fn calls(&self) -> &[AuditRecord] {
-        &self.calls
+        match &self.phase {
+            Phase::Settled(outcome) => &outcome.calls,
+            _ => &self.calls,
+        }
     }
 
     /// Whether the envelope has settled.
     #[must_use]
     pub fn is_settled(&self) -> bool {
-        matches!(self.phase, Phase::Settled(_))
+        matches!(self.phase, Phase::Settled(_) | Phase::HandedOver)
+    }
+
+    /// Makes the first [`Event::Settled`] move the outcome out instead of copying it, for a
+    /// driver that polls no more after it: later polls settle with a placeholder.
+    pub(crate) fn hand_over_outcome(&mut self) {
+        self.hand_over = true;
     }
 
     /// The envelope's wall-clock deadline (`seconds` after start), if any.
@@ -507,7 +528,7 @@ impl Envelope {
             &self.id,
             self.direct.as_deref(),
             !self.is_settled(),
-            &self.calls,
+            self.calls(),
             &self.waiting,
             &timings,
         )
@@ -545,17 +566,30 @@ impl Envelope {
         loop {
             let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
             match phase {
+                Phase::Settled(outcome) if self.hand_over => {
+                    self.phase = Phase::HandedOver;
+                    return Event::Settled(outcome);
+                }
                 Phase::Settled(outcome) => {
                     let event = Event::Settled(outcome.clone());
                     self.phase = Phase::Settled(outcome);
                     return event;
+                }
+                Phase::HandedOver => {
+                    self.phase = Phase::HandedOver;
+                    return Event::Settled(Box::new(settle::refused_outcome(
+                        &self.id,
+                        crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
+                        "the outcome was handed to the driver",
+                    )));
                 }
                 Phase::StartRecord => {
                     self.phase = Phase::StartRecord;
                     return Event::Journal(JournalRecord::running(&self.id, &self.script));
                 }
                 Phase::Persisting { outcome, failures } => {
-                    let record = settle::settled_record(&self.id, &self.script, &outcome);
+                    let record =
+                        settle::settled_record(&self.id, &self.script, &outcome, &self.calls);
                     self.phase = Phase::Persisting { outcome, failures };
                     return Event::Journal(record);
                 }
@@ -681,7 +715,10 @@ impl Envelope {
     /// `interrupted`. Answers for those calls are refused from now on. Idempotent; does
     /// nothing once the envelope has settled or is persisting its settled record.
     pub fn cancel(&mut self) {
-        if matches!(self.phase, Phase::Settled(_) | Phase::Persisting { .. }) {
+        if matches!(
+            self.phase,
+            Phase::Settled(_) | Phase::HandedOver | Phase::Persisting { .. }
+        ) {
             return;
         }
         self.phase = Phase::Ready(None);
