@@ -7,6 +7,7 @@
 //! - [`walk`]: the directory walk, decided by nothing outside the root.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod builtin;
 pub mod confine;

@@ -9,6 +9,42 @@
 //!
 //! Invariant: once cancelled, a token stays cancelled, and every waiter — present or
 //! future — is released.
+//!
+//! Cancelling a run from another task; the handler sees its own token fire:
+//!
+//! ```
+//! use ptc_runtime::{CancelToken, ErrorKind, Registry, RunOptions, Runner, ToolContract};
+//! use ptc_runtime::{ToolRequestCtx, ToolResult};
+//! use serde_json::json;
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut registry = Registry::new();
+//! registry.register(
+//!     ToolContract::new("Slow", "Takes a minute.", json!({"type": "object"})),
+//!     |request: ToolRequestCtx| async move {
+//!         tokio::select! {
+//!             () = request.cancel.cancelled() => ToolResult::error("stopped"),
+//!             () = tokio::time::sleep(Duration::from_secs(60)) => ToolResult::text("done"),
+//!         }
+//!     },
+//! )?;
+//! let runner = Runner::new(Arc::new(registry));
+//! let rt = tokio::runtime::Runtime::new()?;
+//! let outcome = rt.block_on(async {
+//!     let token = CancelToken::new();
+//!     let stopper = token.clone();
+//!     tokio::spawn(async move {
+//!         tokio::time::sleep(Duration::from_millis(20)).await;
+//!         stopper.cancel();
+//!     });
+//!     runner.run("(Slow)", RunOptions::new().cancel(token)).await
+//! });
+//! assert_eq!(outcome.error.unwrap().kind, ErrorKind::Interrupted);
+//! # Ok(())
+//! # }
+//! ```
 
 pub use tokio_util::sync::CancellationToken as CancelToken;
 

@@ -183,8 +183,8 @@ pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits
             value,
             status: Status::Error,
             preview: Some(format!(
-                "Error: nested tool result rejected: the result exceeds the value budget of {} bytes or {} nodes",
-                limits.value_bytes, limits.value_nodes
+                "Error: nested tool result rejected: the result ({} bytes, {} nodes) exceeds the value budget of {} bytes or {} nodes",
+                weight.bytes, weight.nodes, limits.value_bytes, limits.value_nodes
             )),
         };
     }

@@ -14,6 +14,28 @@
 //! are not rolled back, the script is not replayed). A run whose future the host drops
 //! before it settles is settled `interrupted` at once.
 //!
+//! ```
+//! use ptc_runtime::{FileJournal, JournalState, JournalStore, Registry, RunOptions, Runner};
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let journal = Arc::new(FileJournal::open(dir.path())?);
+//! // At start-up: runs a crashed process left `running` are settled interrupted.
+//! let recovered = journal.recover_now()?;
+//! assert!(recovered.is_empty());
+//! let runner = Runner::new(Arc::new(Registry::new())).with_journal(journal.clone());
+//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = rt.block_on(runner.run("(+ 1 2)", RunOptions::new().id("toolu_7")));
+//! assert_eq!(outcome.text, "3");
+//! let record = rt.block_on(journal.read("toolu_7"))?;
+//! assert_eq!(record.state, JournalState::Settled);
+//! assert_eq!(record.expression, "(+ 1 2)");
+//! assert_eq!(record.result.as_deref(), Some("3"));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Invariants of [`FileJournal`]:
 //! - One file per envelope, `DIR/<escaped id>.json` (an injective escaping, so two ids never
 //!   share a file), written atomically (a temporary file in the same directory, then a

@@ -4,6 +4,37 @@
 //! envelope id, source `ptc`, the validated arguments) and allows or denies it. A denial is
 //! not a guest value: it aborts the whole script, cancels queued and running siblings and
 //! settles the envelope as `denied`.
+//!
+//! ```
+//! use ptc_runtime::{Decision, ErrorKind, PolicyFn, Registry, RunOptions, Runner};
+//! use ptc_runtime::{ToolContract, ToolRequestCtx, ToolResult};
+//! use serde_json::json;
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut registry = Registry::new();
+//! let schema = json!({"type": "object", "properties": {"path": {"type": "string"}}});
+//! registry.register(
+//!     ToolContract::new("Remove", "Removes a file.", schema),
+//!     |_request: ToolRequestCtx| async move { ToolResult::text("removed") },
+//! )?;
+//! let policy = PolicyFn(|request: &ToolRequestCtx| {
+//!     match request.arguments["path"].as_str() {
+//!         Some(path) if path.starts_with("/tmp/") => Decision::Allow,
+//!         _ => Decision::Deny("only files under /tmp may be removed".into()),
+//!     }
+//! });
+//! let runner = Runner::new(Arc::new(registry)).with_policy(Arc::new(policy));
+//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let script = r#"(list (Remove :path "/tmp/a") (Remove :path "/etc/passwd"))"#;
+//! let outcome = rt.block_on(runner.run(script, RunOptions::new()));
+//! let error = outcome.error.unwrap();
+//! assert_eq!(error.kind, ErrorKind::Denied);
+//! assert!(error.message.contains("only files under /tmp"), "{}", error.message);
+//! assert_eq!(outcome.calls.len(), 2);
+//! # Ok(())
+//! # }
+//! ```
 
 use crate::tool::{BoxFuture, ToolRequestCtx};
 

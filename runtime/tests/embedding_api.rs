@@ -232,3 +232,26 @@ fn error_kinds_keep_the_json_wire_names() {
     let error = host().unwrap_err();
     assert_eq!(error.to_string(), "script: Wrong type argument: listp, 1");
 }
+
+#[test]
+fn an_oversized_direct_result_reports_its_size_not_its_output() {
+    let mut registry = Registry::new();
+    registry
+        .register(
+            ToolContract::new("Dump", "Prints a lot.", json!({"type": "object"})),
+            |_request: ToolRequestCtx| async move { ToolResult::text("x".repeat(400_000)) },
+        )
+        .unwrap();
+    let runner = Runner::new(Arc::new(registry));
+    let outcome = runtime().block_on(runner.run("(Dump)", RunOptions::new()));
+    assert_eq!(outcome.kind, OutcomeKind::ToolError);
+    assert!(outcome.direct_result.is_none());
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind, ErrorKind::ToolError);
+    assert_eq!(
+        error.message,
+        "nested tool result rejected: the result (400000 bytes, 1 nodes) exceeds the value \
+         budget of 262144 bytes or 50000 nodes"
+    );
+    assert_eq!(outcome.text, format!("Error: {}", error.message));
+}

@@ -72,6 +72,7 @@
 //!         Event::Pause => {}         // a real host yields to its scheduler here
 //!         Event::Waiting { .. } => unreachable!("every call was answered at once"),
 //!         Event::Settled(outcome) => break outcome,
+//!         _ => {}                    // an event added later: poll again
 //!     }
 //! };
 //! assert_eq!(outcome.text, "(11 24)");

@@ -115,11 +115,16 @@ impl Envelope {
 
     /// The script's one direct call ended with guest value `value`.
     pub(super) fn direct_completed(&mut self, value: &Value) {
-        let result = self.direct_result.take();
+        let mut result = self.direct_result.take();
         let failed = self
             .calls
             .first()
             .is_some_and(|c| c.status != Status::Success);
+        // A result the tool called a success but the runtime refused (over the value
+        // budget, unconvertible) reports the refusal, not the refused output.
+        if failed && result.as_ref().is_some_and(|r| !r.is_error) {
+            result = None;
+        }
         let text = match &result {
             Some(result) => result.joined_text(),
             None => self
