@@ -11,7 +11,8 @@
 //! Timing rows: runs/s (the best of several batches), p50/p99 over every run of every
 //! batch, for a compile every run, compiled once (`run_program`) with either handler
 //! isolation, the compiler alone, the VM alone (the same machine answered by a minimal host
-//! loop: the results converted from the same JSON, the final value rendered), and the
+//! loop: the same handler work, the results converted from the same JSON, the final value
+//! rendered), and the
 //! runtime's own work (compiled once minus the VM alone); then 1 and 2 tokio workers with 64
 //! runs in flight, single-run latency on each, one current_thread runtime per thread, and the
 //! VM alone on 1 and 2 threads.
@@ -163,7 +164,8 @@ fn check(outcome: &ptc_runtime::Outcome) {
 }
 
 /// The VM alone: the machine stepped by a minimal host that answers every request with
-/// the same JSON converted to a guest value, and renders the final value.
+/// the same handler work (the JSON answer as a [`ToolResult`]) converted to a guest value,
+/// and renders the final value.
 fn vm_alone(program: &Arc<Program>, limits: Limits) -> String {
     let mut machine = Machine::new(Arc::clone(program), limits);
     let mut step = machine.step();
@@ -195,8 +197,10 @@ fn guest_answer(machine: &mut Machine, request: &ptc_vm::ToolRequest, limits: &L
         Json::Object(object) => object,
         other => panic!("keyword arguments expected, not {other}"),
     };
-    let json = answer(&request.tool, &Json::Object(object));
-    ptc_runtime::convert::from_json(&json, machine.symbols_mut(), limits).expect("result converts")
+    // The same handler work as the registered tools: the answer as a `ToolResult`.
+    let result = ToolResult::json(answer(&request.tool, &Json::Object(object)));
+    let json = result.structured.as_ref().expect("structured");
+    ptc_runtime::convert::from_json(json, machine.symbols_mut(), limits).expect("result converts")
 }
 
 /// How much of everything to do.
@@ -618,6 +622,37 @@ mod memory {
                 "\n| suspended runs (compiled once, Inline, spawned) | live heap per run, bytes |"
             );
             println!("|---|---|");
+            let future = inline.run_program(
+                Arc::clone(&program),
+                direct.clone(),
+                SCRIPT,
+                RunOptions::default(),
+            );
+            println!(
+                "| (sizes: a run's future {} B, Envelope {} B, Machine {} B, AuditRecord {} B, CallRequest {} B, ToolRequestCtx {} B) | |",
+                std::mem::size_of_val(&future),
+                std::mem::size_of::<ptc_runtime::Envelope>(),
+                std::mem::size_of::<Machine>(),
+                std::mem::size_of::<ptc_runtime::AuditRecord>(),
+                std::mem::size_of::<ptc_runtime::CallRequest>(),
+                std::mem::size_of::<ToolRequestCtx>(),
+            );
+            drop(future);
+            let config = ptc_runtime::EnvelopeConfig::new(registry.clone(), limits, "sizes");
+            let envelope = ptc_runtime::Envelope::start(
+                config,
+                Arc::clone(&program),
+                direct.clone(),
+                SCRIPT,
+                Instant::now(),
+            );
+            let drive = inline.drive(envelope, RunOptions::default());
+            println!(
+                "| (sizes: Runner::drive's future {} B, RunOptions {} B) | |",
+                std::mem::size_of_val(&drive),
+                std::mem::size_of::<RunOptions>()
+            );
+            drop(drive);
             for count in scale.suspended {
                 let bytes = suspended(count, &program, direct.as_ref());
                 println!("| {count} | {bytes:.0} |");

@@ -153,7 +153,7 @@ pub struct Settled {
 /// The guest value, status and preview of a handler's `result` (dialect notes §12.4);
 /// public for hosts that step the [`Machine`] with their own event loop.
 pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits) -> Settled {
-    let text = result.joined_text();
+    let text = joined_text(result);
     if result.is_error {
         return Settled {
             value: machine.error_value(&text),
@@ -175,7 +175,7 @@ pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits
     } else if text.is_empty() && !result.media().is_empty() {
         media_value(machine, result)
     } else {
-        Value::string(text.as_str())
+        Value::string(&*text)
     };
     let weight = value.weight();
     if weight.bytes > limits.value_bytes || weight.nodes > limits.value_nodes {
@@ -192,6 +192,19 @@ pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits
         value,
         status: Status::Success,
         preview: Some(preview(&text, PREVIEW_CHARS)),
+    }
+}
+
+/// [`ToolResult::joined_text`], borrowed when there is at most one text block.
+fn joined_text(result: &ToolResult) -> std::borrow::Cow<'_, str> {
+    let mut texts = result.content.iter().filter_map(|block| match block {
+        crate::tool::Content::Text { text } => Some(text.as_str()),
+        _ => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => std::borrow::Cow::Borrowed(""),
+        (Some(only), None) => std::borrow::Cow::Borrowed(only),
+        _ => std::borrow::Cow::Owned(result.joined_text()),
     }
 }
 
