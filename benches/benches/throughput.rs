@@ -665,7 +665,8 @@ mod memory {
         let entered = Arc::new(AtomicUsize::new(0));
         let release = CancelToken::new();
         let registry = gated_registry(entered.clone(), release.clone());
-        let runner = Runner::new(registry).with_isolation(Isolation::Inline);
+        // Shared as hosts share one runner: each task holds an `Arc`, not a copy.
+        let runner = Arc::new(Runner::new(registry).with_isolation(Isolation::Inline));
         let runtime = current_thread();
         runtime.block_on(async {
             // Handles live in a vector sized beforehand: only the runs are counted.

@@ -214,7 +214,7 @@ pub fn fresh_id() -> String {
 /// dropped before the run settles.
 struct JournalGuard {
     store: Option<Arc<dyn JournalStore>>,
-    running: Option<crate::journal::JournalRecord>,
+    running: Option<Box<crate::journal::JournalRecord>>,
 }
 
 impl Drop for JournalGuard {
@@ -360,8 +360,13 @@ impl Runner {
 
     /// Runs a compiled `script` with `options` (its inputs, data, limits, policy, tools).
     /// A script compiled for other tools than the run's settles at once with kind
-    /// `roster`; inputs that do not fit the declared ones, with kind `input`.
-    pub async fn run_script(&self, script: &Script, options: RunOptions) -> Outcome {
+    /// `roster`; inputs that do not fit the declared ones, with kind `input`. The run (and
+    /// its clock) starts when this is called; the future drives it.
+    pub fn run_script(
+        &self,
+        script: &Script,
+        options: RunOptions,
+    ) -> impl Future<Output = Outcome> + Send + '_ {
         let config = self.config(&options);
         let now = Instant::now();
         let envelope = if self.registry.fingerprint_for(options.tools.as_ref()) == script.roster() {
@@ -381,7 +386,7 @@ impl Runner {
                            (another registry or tool filter); compile it with this runner";
             Envelope::refused(config, now, crate::ErrorKind::Roster, message)
         };
-        self.drive(envelope, options).await
+        self.drive(envelope, options)
     }
 
     /// Compiles and runs `script`. Compile diagnostics settle as `script-error` with every
@@ -430,14 +435,15 @@ impl Runner {
     }
 
     /// Runs a compiled `program` (`direct` names the tool when the script is a provably
-    /// direct call); `script` is recorded in the journal.
-    pub async fn run_program(
+    /// direct call); `script` is recorded in the journal. The run (and its clock) starts
+    /// when this is called; the future drives it.
+    pub fn run_program(
         &self,
         program: Arc<Program>,
         direct: Option<String>,
         script: &str,
         options: RunOptions,
-    ) -> Outcome {
+    ) -> impl Future<Output = Outcome> + Send + '_ {
         let envelope = Envelope::start(
             self.config(&options),
             program,
@@ -445,11 +451,16 @@ impl Runner {
             script,
             Instant::now(),
         );
-        self.drive(envelope, options).await
+        self.drive(envelope, options)
     }
 
-    /// Answers `envelope`'s events until it settles.
-    pub async fn drive(&self, mut envelope: Envelope, options: RunOptions) -> Outcome {
+    /// Answers `envelope`'s events until it settles. Everything the run holds lives in one
+    /// allocation made here; the future itself stays small.
+    pub fn drive(
+        &self,
+        envelope: Envelope,
+        options: RunOptions,
+    ) -> impl Future<Output = Outcome> + Send + '_ {
         let RunOptions {
             cancel,
             progress,
@@ -461,23 +472,41 @@ impl Runner {
             Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
             None => self.policy.clone(),
         };
-        let mut calls = Calls {
-            asked: Vec::new(),
-            deciding: InFlight::Idle,
-            running: InFlight::Idle,
-            data,
-        };
-        let mut journal = JournalGuard {
-            store: self.journal.clone(),
-            running: None,
-        };
-        envelope.hand_over_outcome();
+        let mut state = Box::new(RunState {
+            envelope,
+            cancel,
+            progress,
+            policy,
+            calls: Calls {
+                asked: Vec::new(),
+                deciding: InFlight::Idle,
+                running: InFlight::Idle,
+                data,
+            },
+            journal: JournalGuard {
+                store: self.journal.clone(),
+                running: None,
+            },
+        });
+        state.envelope.hand_over_outcome();
+        self.drive_state(state)
+    }
+
+    async fn drive_state(&self, mut state: Box<RunState>) -> Outcome {
+        let RunState {
+            envelope,
+            cancel,
+            progress,
+            policy,
+            calls,
+            journal,
+        } = &mut *state;
         loop {
             if cancel.is_cancelled() {
                 envelope.cancel();
             }
             let event = envelope.poll(Instant::now());
-            report(&mut envelope, progress.as_ref());
+            report(envelope, progress.as_ref());
             match event {
                 Event::Settled(outcome) => {
                     journal.running = None;
@@ -494,7 +523,7 @@ impl Runner {
                     };
                     journal.running = (written
                         && record.state == crate::journal::JournalState::Running)
-                        .then_some(record);
+                        .then(|| Box::new(record));
                     // The envelope asked for this record, so the acknowledgement fits.
                     let _ = envelope.journal_written(written);
                 }
@@ -502,7 +531,7 @@ impl Runner {
                 Event::Permission(requests) => {
                     for request in requests {
                         let ctx = calls.asking(&request);
-                        let mut decision = dispatch::check_policy(&policy, &ctx);
+                        let mut decision = dispatch::check_policy(policy, &ctx);
                         match decision.as_mut().now_or_never() {
                             Some(Decision::Allow) => {
                                 let _ = envelope.allow(&request.id);
@@ -515,7 +544,7 @@ impl Runner {
                                 .deciding
                                 .push(Box::pin(decision.map(move |d| (request.id, d)))),
                         }
-                        report(&mut envelope, progress.as_ref());
+                        report(envelope, progress.as_ref());
                     }
                 }
                 Event::Dispatch(requests) => {
@@ -556,7 +585,7 @@ impl Runner {
                                 ChildEnd::Failed(failure) => envelope.fail(&id, failure),
                                 ChildEnd::Cancelled => Ok(()),
                             };
-                            report(&mut envelope, progress.as_ref());
+                            report(envelope, progress.as_ref());
                             // Completions spend the task's cooperative budget: a run whose
                             // handlers all complete synchronously yields once the budget is
                             // spent, not after every call.
@@ -568,6 +597,16 @@ impl Runner {
             }
         }
     }
+}
+
+/// What one run holds while it is driven (one allocation, see [`Runner::drive`]).
+struct RunState {
+    envelope: Envelope,
+    cancel: CancelToken,
+    progress: Option<Arc<dyn ProgressSink>>,
+    policy: Arc<dyn PermissionPolicy>,
+    calls: Calls,
+    journal: JournalGuard,
 }
 
 /// A dispatched call: its id, its token and the handler's future.

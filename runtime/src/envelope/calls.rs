@@ -30,6 +30,7 @@ impl Envelope {
             number
         });
         let first = self.calls.len();
+        self.reserve_calls(count);
         let pending = requests
             .iter()
             .enumerate()
@@ -226,7 +227,26 @@ impl Envelope {
                 ready.push(request);
             }
         }
+        // Every request handed over: a suspended run keeps no empty slots.
+        if batch.next >= batch.count && batch.pending.iter().all(Option::is_none) {
+            batch.pending = Vec::new();
+        }
         ready
+    }
+
+    /// Room for `count` more calls in the per-call vectors: exact for a run's first
+    /// suspension (most runs make a call or two), doubling after (so a long loop of calls
+    /// stays linear).
+    fn reserve_calls(&mut self, count: usize) {
+        let len = self.calls.len();
+        if self.calls.capacity() - len >= count {
+            return;
+        }
+        let more = count.max(len);
+        self.calls.reserve_exact(more);
+        self.states.reserve_exact(more);
+        self.waiting.reserve_exact(more);
+        self.timings.reserve_exact(more);
     }
 
     /// Every member ended: resumes the machine, or settles a direct call.
