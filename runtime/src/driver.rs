@@ -552,7 +552,7 @@ impl Runner {
                         let Some(tool) = self.registry.get(&request.tool) else {
                             continue;
                         };
-                        let handler = tool.handler.clone();
+                        let handler = &tool.handler;
                         let (id, ctx) = calls.dispatching(request);
                         let cancel = ctx.cancel.clone();
                         let future = dispatch::launch(handler, ctx, self.isolation);
