@@ -266,6 +266,36 @@ impl Timing {
     }
 }
 
+/// The process's CPU time (user + system, every thread, live or ended) from
+/// `/proc/self/stat`, in µs (USER_HZ = 100, so 10 ms resolution); `None` off Linux.
+fn cpu_us() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) * 10_000.0)
+}
+
+/// CPU µs per run over `runs` runs since `before`, as text.
+fn cpu_per_run(before: Option<f64>, runs: usize) -> (String, Option<f64>) {
+    match (before, cpu_us()) {
+        (Some(before), Some(after)) => {
+            let per = (after - before) / runs.max(1) as f64;
+            (format!("{per:.1}"), Some(per))
+        }
+        _ => ("n/a".to_owned(), None),
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        _ => "n/a".to_owned(),
+    }
+}
+
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
@@ -441,17 +471,21 @@ fn worker_rows(
 ) {
     let total = scale.runs * 2;
     println!(
-        "\n| workers ({} runs, {} in flight, Inline) | runs/s (best of {}) | single-run p50 µs | single-run p99 µs |",
+        "\n| workers ({} runs, {} in flight, Inline) | runs/s (best of {}) | CPU µs per run | single-run p50 µs | single-run p99 µs |",
         total, scale.in_flight, scale.batches
     );
-    println!("|---|---|---|---|");
+    println!("|---|---|---|---|---|");
     let mut best = [0.0f64; 2];
+    let mut cpu = [None; 2];
     for (slot, workers) in [1usize, 2].into_iter().enumerate() {
         let runtime = multi_thread(workers);
+        let before = cpu_us();
         for _ in 0..scale.batches {
             let wall = in_flight(&runtime, runner, program, direct, total, scale.in_flight);
             best[slot] = best[slot].max(total as f64 / wall.as_secs_f64().max(1e-12));
         }
+        let (cpu_text, per) = cpu_per_run(before, total * scale.batches);
+        cpu[slot] = per;
         // Single-run latency: one client on a worker, nothing else in flight.
         let single = runtime.block_on({
             let runner = runner.clone();
@@ -484,19 +518,22 @@ fn worker_rows(
             }
         });
         println!(
-            "| multi_thread, {workers} worker(s) | {:.1} k | {:.1} | {:.1} |",
+            "| multi_thread, {workers} worker(s) | {:.1} k | {cpu_text} | {:.1} | {:.1} |",
             best[slot] / 1e3,
             us(single.quantile(0.5)),
             us(single.quantile(0.99))
         );
     }
     println!(
-        "| 2 workers ÷ 1 | {:.2}× | | |",
-        best[1] / best[0].max(1e-12)
+        "| 2 workers ÷ 1 | {:.2}× | {} | | |",
+        best[1] / best[0].max(1e-12),
+        ratio(cpu[1], cpu[0])
     );
     // One current_thread runtime per thread, each with half the clients.
     let mut per_core = [0.0f64; 2];
+    let mut per_core_cpu = [None; 2];
     for (slot, threads) in [1usize, 2].into_iter().enumerate() {
+        let before = cpu_us();
         for _ in 0..scale.batches {
             let wall = Instant::now();
             std::thread::scope(|scope| {
@@ -517,16 +554,20 @@ fn worker_rows(
             per_core[slot] =
                 per_core[slot].max(total as f64 / wall.elapsed().as_secs_f64().max(1e-12));
         }
+        per_core_cpu[slot] = cpu_per_run(before, total * scale.batches).1;
     }
     println!(
-        "| current_thread runtime per thread, 2 ÷ 1 | {:.2}× ({:.1} k → {:.1} k) | | |",
+        "| current_thread runtime per thread, 2 ÷ 1 | {:.2}× ({:.1} k → {:.1} k) | {} | | |",
         per_core[1] / per_core[0].max(1e-12),
         per_core[0] / 1e3,
-        per_core[1] / 1e3
+        per_core[1] / 1e3,
+        ratio(per_core_cpu[1], per_core_cpu[0])
     );
     // The VM alone on 1 and 2 threads.
     let mut alone = [0.0f64; 2];
+    let mut alone_cpu = [None; 2];
     for (slot, threads) in [1usize, 2].into_iter().enumerate() {
+        let before = cpu_us();
         for _ in 0..scale.batches {
             let wall = Instant::now();
             std::thread::scope(|scope| {
@@ -540,12 +581,19 @@ fn worker_rows(
             });
             alone[slot] = alone[slot].max(total as f64 / wall.elapsed().as_secs_f64().max(1e-12));
         }
+        alone_cpu[slot] = cpu_per_run(before, total * scale.batches).1;
     }
     println!(
-        "| VM alone, 2 threads ÷ 1 | {:.2}× ({:.1} k → {:.1} k) | | |",
+        "| VM alone, 2 threads ÷ 1 | {:.2}× ({:.1} k → {:.1} k) | {} | | |",
         alone[1] / alone[0].max(1e-12),
         alone[0] / 1e3,
-        alone[1] / 1e3
+        alone[1] / 1e3,
+        ratio(alone_cpu[1], alone_cpu[0])
+    );
+    println!(
+        "\n(CPU µs per run: user + system time of the whole process over the batches, 10 ms \
+         resolution; equal CPU per run on 2 workers means the work itself parallelises, and the \
+         wall-clock ratio then only shows how much of a second core the machine gave.)"
     );
 }
 
