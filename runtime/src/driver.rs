@@ -10,8 +10,13 @@
 //! bound, the result cap — lives in the envelope.
 //!
 //! Invariants:
-//! - The driver yields to the executor at every [`Event::Pause`] and after every completion,
-//!   so one busy script never starves other tasks.
+//! - The driver yields to the executor at every [`Event::Pause`], and every completion
+//!   spends a unit of tokio's cooperative budget (it yields once the budget is spent), so one
+//!   busy script never starves other tasks — without a yield, and a chance for another
+//!   worker to steal the run, after every call.
+//! - A run's state (the envelope, its calls, its journal guard) is one allocation; the
+//!   future is small. A lone call is polled in place; only a batch uses a
+//!   `FuturesUnordered`. Each call's token lives with its future.
 //! - Every call still held when the run settles has its cancellation token cancelled, and
 //!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
@@ -627,16 +632,12 @@ impl Future for Launched {
 
 /// Futures in flight: none, a lone one polled in place (no allocation of its own), or a
 /// set that polls only the woken ones.
+#[derive(Default)]
 enum InFlight<F> {
+    #[default]
     Idle,
     One(F),
     Many(FuturesUnordered<F>),
-}
-
-impl<F> Default for InFlight<F> {
-    fn default() -> Self {
-        InFlight::Idle
-    }
 }
 
 impl<F: Future + Unpin> InFlight<F> {

@@ -455,7 +455,7 @@ impl Envelope {
             }
         }
         if batch.direct {
-            self.direct_result = Some(result);
+            self.direct_result = Some(Box::new(result));
         }
         self.end(&mut batch, call);
         self.phase = Phase::Calls(batch);

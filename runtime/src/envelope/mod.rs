@@ -307,7 +307,8 @@ pub struct Envelope {
     machine: Option<Machine>,
     phase: Phase,
     direct: Option<String>,
-    direct_result: Option<ToolResult>,
+    /// A direct call's own result, boxed (most runs have none).
+    direct_result: Option<Box<ToolResult>>,
     calls: Vec<AuditRecord>,
     states: Vec<CallState>,
     /// By call: whether it awaits its permission decision (for progress snapshots).

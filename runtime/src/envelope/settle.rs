@@ -115,7 +115,7 @@ impl Envelope {
 
     /// The script's one direct call ended with guest value `value`.
     pub(super) fn direct_completed(&mut self, value: &Value) {
-        let mut result = self.direct_result.take();
+        let mut result = self.direct_result.take().map(|result| *result);
         let failed = self
             .calls
             .first()
