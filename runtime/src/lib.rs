@@ -6,13 +6,18 @@
 //! then the permission policy, then the handler, with bounded concurrency for parallel
 //! batches), and settles with a value, the model-facing text and an audit.
 //!
-//! Modules: [`tool`] (contracts, handlers, results, registry), [`args`] (guest arguments →
-//! validated JSON), [`contract`] (schemas summarised for preflight), [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds),
-//! [`journal`] (durable envelope records; the machine is never snapshotted), [`listing`] (what the model is told),
-//! [`cancel`] (cancellation handle), [`dispatch`] (one call's life, result → value),
-//! [`policy`] (permission hook), [`progress`] (live snapshots for the host's view),
-//! [`envelope`] (the sans-IO envelope: every rule of a run), [`driver`] (the tokio loop
-//! over it), [`outcome`] (how a run settles).
+//! Modules: [`tool`] (contracts, handlers, results, registry), [`typed`] (typed tools),
+//! [`script`] (compile once, run many; declared inputs), [`context`] (per-run data and tool
+//! filters, limits that tighten), [`errors`] (the matchable error kinds), [`args`] (guest
+//! arguments → validated JSON), [`contract`] (schemas summarised for preflight),
+//! [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds), [`journal`] (durable
+//! envelope records; the machine is never snapshotted), [`listing`] (what the model is
+//! told), [`provider`] (Anthropic/OpenAI shapes), [`cancel`] (cancellation handle),
+//! [`dispatch`] (one call's life, result → value), [`policy`] (permission hook),
+//! [`progress`] (live snapshots for the host's view), [`envelope`] (the sans-IO envelope:
+//! every rule of a run), [`driver`] (the tokio loop over it), [`outcome`] (how a run
+//! settles), [`cache`] (compiled programs by source). `spec/reference/embedding.md` is the
+//! reference; `examples/agent_host.rs` a whole host.
 //!
 //! ```
 //! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
@@ -35,7 +40,7 @@
 //! let script = r#"(mapcar (lambda (r) (plist-get r :temp))
 //!                         (parallel (Weather :city "Oslo") (Weather :city "Rome")))"#;
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-//! let outcome = runtime.block_on(runner.run(script, RunOptions::default()));
+//! let outcome = runtime.block_on(runner.run(script, RunOptions::new()));
 //! assert_eq!(outcome.text, "(11 24)");
 //! assert_eq!(outcome.calls.len(), 2);
 //! ```

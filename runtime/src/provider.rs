@@ -54,6 +54,16 @@ impl ToolCallDefinition {
         }
     }
 
+    /// The definition and listing a run filtered by `filter` sees
+    /// ([`crate::RunOptions::tools`]).
+    #[must_use]
+    pub fn for_filtered(registry: &Registry, filter: &crate::ToolFilter) -> Self {
+        ToolCallDefinition {
+            listing: listing::tool_listing_for(registry, Some(filter)),
+            ..ToolCallDefinition::for_registry(&Registry::new())
+        }
+    }
+
     /// An Anthropic Messages `tools` entry: `{name, description, input_schema}`.
     #[must_use]
     pub fn anthropic(&self) -> Json {

@@ -129,6 +129,8 @@ pub(crate) fn bind(
     names: &[String],
     values: &serde_json::Map<String, Json>,
 ) -> Option<String> {
+    // An envelope refused before running keeps its own outcome.
+    let machine = machine?;
     if let Some(name) = values.keys().find(|key| !names.contains(key)) {
         let declared = if names.is_empty() {
             "none".to_owned()
@@ -139,7 +141,6 @@ pub(crate) fn bind(
             "Input `{name}' is not declared by the script (declared: {declared})"
         ));
     }
-    let machine = machine?;
     let limits = *machine.limits();
     for (index, name) in names.iter().enumerate() {
         let Some(json) = values.get(name) else {

@@ -255,3 +255,29 @@ fn an_oversized_direct_result_reports_its_size_not_its_output() {
     );
     assert_eq!(outcome.text, format!("Error: {}", error.message));
 }
+
+#[test]
+fn the_json_object_of_a_failed_run_is_the_one_ptc_run_prints() {
+    let runner = Runner::new(Arc::new(registry()));
+    let outcome = runtime().block_on(runner.run(
+        "(list (Weather :city \"Rome\") (car 1))",
+        RunOptions::new().id("g"),
+    ));
+    let mut json = outcome.to_json();
+    json["stats"]["elapsed_ms"] = json!(0);
+    assert_eq!(
+        json,
+        json!({
+            "id": "g",
+            "outcome": "script-error",
+            "text": "Error: Wrong type argument: listp, 1",
+            "value": null,
+            "error": {"kind": "script", "message": "Wrong type argument: listp, 1"},
+            "direct": null,
+            "calls": [{"id": "g/1", "order": 1, "tool": "Weather", "args": {"city": "Rome"},
+                       "status": "success", "preview": "{\"temp\":24}"}],
+            "notes": [],
+            "stats": {"fuel_used": json["stats"]["fuel_used"], "tool_calls": 1, "elapsed_ms": 0}
+        })
+    );
+}
