@@ -104,7 +104,7 @@ impl AuditRecord {
     #[must_use]
     pub fn new(envelope: &str, order: u64, tool: &str, status: Status) -> Self {
         AuditRecord {
-            id: format!("{envelope}/{order}"),
+            id: call_id(envelope, order),
             order,
             tool: tool.to_owned(),
             args: None,
@@ -133,6 +133,30 @@ impl AuditRecord {
             self.status.as_str()
         )
     }
+}
+
+/// `ENVELOPE/N`, built without the formatting machinery (one allocation per call).
+#[must_use]
+pub fn call_id(envelope: &str, order: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = order;
+    loop {
+        at -= 1;
+        // `rest % 10` is a digit, so the cast cannot truncate.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut id = String::with_capacity(envelope.len() + 1 + digits.len() - at);
+    id.push_str(envelope);
+    id.push('/');
+    for &digit in &digits[at..] {
+        id.push(char::from(digit));
+    }
+    id
 }
 
 /// "\n\nNested call audit:\n" followed by one summary line per record.
@@ -165,38 +189,83 @@ pub fn preview(text: &str, limit: usize) -> String {
 #[must_use]
 pub fn bound_args(args: &Json) -> Option<Json> {
     let mut nodes = 0usize;
-    let bounded = bound_value(args, &mut nodes)?;
+    let mut most = 0usize;
+    let bounded = bound_value(args, &mut nodes, &mut most)?;
     if nodes > MAX_ARGS_NODES {
         return None;
     }
-    if bounded.to_string().len() > MAX_ARGS_BYTES {
+    // Serialise (into a counter, not a string) only when the cheap bound does not settle it.
+    if most > MAX_ARGS_BYTES && compact_len(&bounded) > MAX_ARGS_BYTES {
         return None;
     }
     Some(bounded)
 }
 
+/// The length of `value`'s compact JSON text, counted without building it.
+fn compact_len(value: &Json) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// An upper bound of the compact JSON length of a string: quotes, and at most six bytes
+/// (`\u00XX`) per byte.
+fn string_most(text: &str) -> usize {
+    2 + 6 * text.len()
+}
+
 /// Bounds one value; `None` as soon as the node count passes the limit, so the walk never
-/// goes deeper than [`MAX_ARGS_NODES`] levels.
-fn bound_value(value: &Json, nodes: &mut usize) -> Option<Json> {
+/// goes deeper than [`MAX_ARGS_NODES`] levels. `most` gains an upper bound of the bounded
+/// value's compact JSON length (a number is at most 24 bytes; a separator follows every
+/// member).
+fn bound_value(value: &Json, nodes: &mut usize, most: &mut usize) -> Option<Json> {
     *nodes += 1;
     if *nodes > MAX_ARGS_NODES {
         return None;
     }
     Some(match value {
-        Json::String(s) => Json::String(preview(s, MAX_ARG_STRING_CHARS)),
-        Json::Array(items) => Json::Array(
-            items
-                .iter()
-                .map(|item| bound_value(item, nodes))
-                .collect::<Option<_>>()?,
-        ),
-        Json::Object(object) => Json::Object(
-            object
-                .iter()
-                .map(|(key, item)| Some((key.clone(), bound_value(item, nodes)?)))
-                .collect::<Option<_>>()?,
-        ),
-        other => other.clone(),
+        Json::String(s) => {
+            let cut = preview(s, MAX_ARG_STRING_CHARS);
+            *most += string_most(&cut);
+            Json::String(cut)
+        }
+        Json::Array(items) => {
+            *most += 2 + items.len();
+            Json::Array(
+                items
+                    .iter()
+                    .map(|item| bound_value(item, nodes, most))
+                    .collect::<Option<_>>()?,
+            )
+        }
+        Json::Object(object) => {
+            *most += 2;
+            Json::Object(
+                object
+                    .iter()
+                    .map(|(key, item)| {
+                        *most += string_most(key) + 2;
+                        Some((key.clone(), bound_value(item, nodes, most)?))
+                    })
+                    .collect::<Option<_>>()?,
+            )
+        }
+        other => {
+            *most += 24;
+            other.clone()
+        }
     })
 }
 
@@ -219,6 +288,30 @@ mod tests {
         assert_eq!(bound_args(&json!({ "n": nodes })), None);
         let nodes: Vec<u32> = (0..198).collect();
         assert!(bound_args(&json!({ "n": nodes })).is_some());
+        // Past the cheap bound, the exact length decides: 7 strings of 500 control
+        // characters escape to 7 × 3 002 bytes (dropped); 7 of 500 letters fit.
+        let escaped: Vec<String> = (0..7).map(|_| "\u{1}".repeat(500)).collect();
+        assert_eq!(bound_args(&json!({ "e": escaped })), None);
+        let plain: Vec<String> = (0..7).map(|_| "z".repeat(500)).collect();
+        assert!(bound_args(&json!({ "p": plain })).is_some());
+        // Exactly at the limit is kept, one byte past it dropped (both past the cheap
+        // bound): {"a":[ … ]} is 8 bytes, seven 500-char strings 7 × 502, seven commas.
+        let sized = |last: usize| {
+            let mut items: Vec<String> = (0..7).map(|_| "x".repeat(500)).collect();
+            items.push("x".repeat(last));
+            json!({ "a": items })
+        };
+        assert_eq!(compact_len(&sized(469)), MAX_ARGS_BYTES);
+        assert!(bound_args(&sized(469)).is_some());
+        assert_eq!(bound_args(&sized(470)), None);
+    }
+
+    #[test]
+    fn call_ids_are_envelope_slash_order() {
+        assert_eq!(call_id("ptc-1", 1), "ptc-1/1");
+        assert_eq!(call_id("t", 0), "t/0");
+        assert_eq!(call_id("toolu_9", 1_234_567_890), "toolu_9/1234567890");
+        assert_eq!(call_id("", u64::MAX), format!("/{}", u64::MAX));
     }
 
     #[test]

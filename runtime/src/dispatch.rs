@@ -14,10 +14,12 @@
 //!   branch (its answer is discarded), and is then dropped at its next await (the driver waits up to [`CANCEL_GRACE`] for that,
 //!   so a cooperative handler never outlives its run), and a thread stuck in a blocking
 //!   call is abandoned (it ends when that call returns; its answer is discarded).
-//! - With [`Isolation::Inline`] the handler's future is polled on the driver's task: cheaper,
+//! - With [`Isolation::Inline`] the handler is called when its call is dispatched and its
+//!   future is polled on the driver's task: cheaper,
 //!   for handlers known never to block (such as a pipe to another process).
 
 use crate::audit::{PREVIEW_CHARS, Status, preview};
+use crate::cancel::CancelToken;
 use crate::convert;
 use crate::envelope::Failure;
 use crate::policy::{Decision, PermissionPolicy};
@@ -81,13 +83,14 @@ pub(crate) fn check_policy(
     }
 }
 
-/// The handler's answer with panics contained, or `Cancelled` once its token fires.
-async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildEnd {
-    let cancel = ctx.cancel.clone();
-    let future = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx))) {
-        Ok(future) => future,
-        Err(payload) => return ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))),
-    };
+/// Calls the handler for `ctx` (a panic in `call` itself is contained): its future.
+fn start(handler: &dyn ToolHandler, ctx: ToolRequestCtx) -> Result<BoxFuture<ToolResult>, Failure> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx)))
+        .map_err(|payload| Failure::Panicked(panic_text(&*payload)))
+}
+
+/// The handler's answer with panics contained, or `Cancelled` once `cancel` fires.
+async fn finish(future: BoxFuture<ToolResult>, cancel: CancelToken) -> ChildEnd {
     let mut future = AssertUnwindSafe(future).catch_unwind();
     let result = tokio::select! {
         biased;
@@ -106,10 +109,20 @@ async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildE
     }
 }
 
-/// Runs the handler for `ctx` as `isolation` says; resolves as soon as the call's token is
-/// cancelled, whatever the handler is doing.
+/// [`start`] then [`finish`], for a handler run away from the driver.
+async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildEnd {
+    let cancel = ctx.cancel.clone();
+    match start(&*handler, ctx) {
+        Ok(future) => finish(future, cancel).await,
+        Err(failure) => ChildEnd::Failed(failure),
+    }
+}
+
+/// Runs `handler` for `ctx` as `isolation` says; resolves as soon as the call's token is
+/// cancelled, whatever the handler is doing. Inline, the handler is called here (its
+/// future is polled by the driver), so the shared handler is not even cloned.
 pub(crate) fn launch(
-    handler: Arc<dyn ToolHandler>,
+    handler: &Arc<dyn ToolHandler>,
     ctx: ToolRequestCtx,
     isolation: Isolation,
 ) -> BoxFuture<ChildEnd> {
@@ -117,6 +130,7 @@ pub(crate) fn launch(
     let handle = tokio::runtime::Handle::try_current();
     match (isolation, handle) {
         (Isolation::Thread, Ok(handle)) => {
+            let handler = Arc::clone(handler);
             let task =
                 tokio::task::spawn_blocking(move || handle.block_on(contained(handler, ctx)));
             Box::pin(async move {
@@ -135,7 +149,10 @@ pub(crate) fn launch(
                 }
             })
         }
-        _ => Box::pin(contained(handler, ctx)),
+        _ => match start(&**handler, ctx) {
+            Ok(future) => Box::pin(finish(future, cancel)),
+            Err(failure) => Box::pin(std::future::ready(ChildEnd::Failed(failure))),
+        },
     }
 }
 
@@ -153,7 +170,7 @@ pub struct Settled {
 /// The guest value, status and preview of a handler's `result` (dialect notes §12.4);
 /// public for hosts that step the [`Machine`] with their own event loop.
 pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits) -> Settled {
-    let text = result.joined_text();
+    let text = joined_text(result);
     if result.is_error {
         return Settled {
             value: machine.error_value(&text),
@@ -175,7 +192,7 @@ pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits
     } else if text.is_empty() && !result.media().is_empty() {
         media_value(machine, result)
     } else {
-        Value::string(text.as_str())
+        Value::string(&*text)
     };
     let weight = value.weight();
     if weight.bytes > limits.value_bytes || weight.nodes > limits.value_nodes {
@@ -192,6 +209,19 @@ pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits
         value,
         status: Status::Success,
         preview: Some(preview(&text, PREVIEW_CHARS)),
+    }
+}
+
+/// [`ToolResult::joined_text`], borrowed when there is at most one text block.
+fn joined_text(result: &ToolResult) -> std::borrow::Cow<'_, str> {
+    let mut texts = result.content.iter().filter_map(|block| match block {
+        crate::tool::Content::Text { text } => Some(text.as_str()),
+        _ => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => std::borrow::Cow::Borrowed(""),
+        (Some(only), None) => std::borrow::Cow::Borrowed(only),
+        _ => std::borrow::Cow::Owned(result.joined_text()),
     }
 }
 

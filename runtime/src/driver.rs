@@ -10,8 +10,13 @@
 //! bound, the result cap — lives in the envelope.
 //!
 //! Invariants:
-//! - The driver yields to the executor at every [`Event::Pause`] and after every completion,
-//!   so one busy script never starves other tasks.
+//! - The driver yields to the executor at every [`Event::Pause`], and every completion
+//!   spends a unit of tokio's cooperative budget (it yields once the budget is spent), so one
+//!   busy script never starves other tasks — without a yield, and a chance for another
+//!   worker to steal the run, after every call.
+//! - A run's state (the envelope, its calls, its journal guard) is one allocation; the
+//!   future is small. A lone call is polled in place; only a batch uses a
+//!   `FuturesUnordered`. Each call's token lives with its future.
 //! - Every call still held when the run settles has its cancellation token cancelled, and
 //!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
@@ -30,9 +35,10 @@ use futures::FutureExt as _;
 use futures::StreamExt as _;
 use futures::stream::FuturesUnordered;
 use ptc_vm::{Limits, Program};
-use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 /// Runs scripts against one registry with one policy, budget set and journal.
@@ -44,6 +50,8 @@ pub struct Runner {
     policy: Arc<dyn PermissionPolicy>,
     journal: Option<Arc<dyn JournalStore>>,
     isolation: Isolation,
+    /// The policy is [`Runner::new`]'s [`AllowAll`]: no permission round per call.
+    allows_all: bool,
 }
 
 impl std::fmt::Debug for Runner {
@@ -211,7 +219,7 @@ pub fn fresh_id() -> String {
 /// dropped before the run settles.
 struct JournalGuard {
     store: Option<Arc<dyn JournalStore>>,
-    running: Option<crate::journal::JournalRecord>,
+    running: Option<Box<crate::journal::JournalRecord>>,
 }
 
 impl Drop for JournalGuard {
@@ -242,6 +250,7 @@ impl Runner {
             policy: Arc::new(AllowAll),
             journal: None,
             isolation: Isolation::default(),
+            allows_all: true,
         }
     }
 
@@ -256,6 +265,7 @@ impl Runner {
     #[must_use]
     pub fn with_policy(mut self, policy: Arc<dyn PermissionPolicy>) -> Self {
         self.policy = policy;
+        self.allows_all = false;
         self
     }
 
@@ -294,7 +304,9 @@ impl Runner {
             limits,
             id: options.id.clone().unwrap_or_else(fresh_id),
             options: EnvelopeOptions {
-                ask_permission: true,
+                // Allowing everything needs no permission round: the calls go straight to
+                // dispatch (no policy future, no second copy of each request).
+                ask_permission: !(self.allows_all && options.policy.is_none()),
                 journal: self.journal.is_some(),
                 progress: options.progress.is_some(),
             },
@@ -353,8 +365,13 @@ impl Runner {
 
     /// Runs a compiled `script` with `options` (its inputs, data, limits, policy, tools).
     /// A script compiled for other tools than the run's settles at once with kind
-    /// `roster`; inputs that do not fit the declared ones, with kind `input`.
-    pub async fn run_script(&self, script: &Script, options: RunOptions) -> Outcome {
+    /// `roster`; inputs that do not fit the declared ones, with kind `input`. The run (and
+    /// its clock) starts when this is called; the future drives it.
+    pub fn run_script(
+        &self,
+        script: &Script,
+        options: RunOptions,
+    ) -> impl Future<Output = Outcome> + Send + '_ {
         let config = self.config(&options);
         let now = Instant::now();
         let envelope = if self.registry.fingerprint_for(options.tools.as_ref()) == script.roster() {
@@ -374,7 +391,7 @@ impl Runner {
                            (another registry or tool filter); compile it with this runner";
             Envelope::refused(config, now, crate::ErrorKind::Roster, message)
         };
-        self.drive(envelope, options).await
+        self.drive(envelope, options)
     }
 
     /// Compiles and runs `script`. Compile diagnostics settle as `script-error` with every
@@ -423,14 +440,15 @@ impl Runner {
     }
 
     /// Runs a compiled `program` (`direct` names the tool when the script is a provably
-    /// direct call); `script` is recorded in the journal.
-    pub async fn run_program(
+    /// direct call); `script` is recorded in the journal. The run (and its clock) starts
+    /// when this is called; the future drives it.
+    pub fn run_program(
         &self,
         program: Arc<Program>,
         direct: Option<String>,
         script: &str,
         options: RunOptions,
-    ) -> Outcome {
+    ) -> impl Future<Output = Outcome> + Send + '_ {
         let envelope = Envelope::start(
             self.config(&options),
             program,
@@ -438,11 +456,16 @@ impl Runner {
             script,
             Instant::now(),
         );
-        self.drive(envelope, options).await
+        self.drive(envelope, options)
     }
 
-    /// Answers `envelope`'s events until it settles.
-    pub async fn drive(&self, mut envelope: Envelope, options: RunOptions) -> Outcome {
+    /// Answers `envelope`'s events until it settles. Everything the run holds lives in one
+    /// allocation made here; the future itself stays small.
+    pub fn drive(
+        &self,
+        envelope: Envelope,
+        options: RunOptions,
+    ) -> impl Future<Output = Outcome> + Send + '_ {
         let RunOptions {
             cancel,
             progress,
@@ -454,18 +477,41 @@ impl Runner {
             Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
             None => self.policy.clone(),
         };
-        let mut calls = Calls::default();
-        calls.data = data;
-        let mut journal = JournalGuard {
-            store: self.journal.clone(),
-            running: None,
-        };
+        let mut state = Box::new(RunState {
+            envelope,
+            cancel,
+            progress,
+            policy,
+            calls: Calls {
+                asked: Vec::new(),
+                deciding: InFlight::Idle,
+                running: InFlight::Idle,
+                data,
+            },
+            journal: JournalGuard {
+                store: self.journal.clone(),
+                running: None,
+            },
+        });
+        state.envelope.hand_over_outcome();
+        self.drive_state(state)
+    }
+
+    async fn drive_state(&self, mut state: Box<RunState>) -> Outcome {
+        let RunState {
+            envelope,
+            cancel,
+            progress,
+            policy,
+            calls,
+            journal,
+        } = &mut *state;
         loop {
             if cancel.is_cancelled() {
                 envelope.cancel();
             }
             let event = envelope.poll(Instant::now());
-            report(&mut envelope, progress.as_ref());
+            report(envelope, progress.as_ref());
             match event {
                 Event::Settled(outcome) => {
                     journal.running = None;
@@ -482,15 +528,15 @@ impl Runner {
                     };
                     journal.running = (written
                         && record.state == crate::journal::JournalState::Running)
-                        .then_some(record);
+                        .then(|| Box::new(record));
                     // The envelope asked for this record, so the acknowledgement fits.
                     let _ = envelope.journal_written(written);
                 }
                 Event::Cancel(ids) => calls.cancel(&ids),
                 Event::Permission(requests) => {
                     for request in requests {
-                        let ctx = calls.context(&request);
-                        let mut decision = dispatch::check_policy(&policy, &ctx);
+                        let ctx = calls.asking(&request);
+                        let mut decision = dispatch::check_policy(policy, &ctx);
                         match decision.as_mut().now_or_never() {
                             Some(Decision::Allow) => {
                                 let _ = envelope.allow(&request.id);
@@ -503,18 +549,19 @@ impl Runner {
                                 .deciding
                                 .push(Box::pin(decision.map(move |d| (request.id, d)))),
                         }
-                        report(&mut envelope, progress.as_ref());
+                        report(envelope, progress.as_ref());
                     }
                 }
                 Event::Dispatch(requests) => {
                     for request in requests {
-                        let ctx = calls.context(&request);
-                        let id = request.id;
                         let Some(tool) = self.registry.get(&request.tool) else {
                             continue;
                         };
-                        let end = dispatch::launch(tool.handler.clone(), ctx, self.isolation);
-                        calls.running.push(Box::pin(end.map(move |end| (id, end))));
+                        let handler = &tool.handler;
+                        let (id, ctx) = calls.dispatching(request);
+                        let cancel = ctx.cancel.clone();
+                        let future = dispatch::launch(handler, ctx, self.isolation);
+                        calls.running.push(Launched { id, cancel, future });
                     }
                 }
                 Event::Waiting { deadline } => {
@@ -537,17 +584,17 @@ impl Runner {
                         }
                         Some((id, end)) = calls.running.next() => {
                             envelope.advance(Instant::now());
-                            calls.tokens.remove(&id);
                             // An answer for a call that timed out meanwhile is refused.
                             let _ = match end {
                                 ChildEnd::Finished(result) => envelope.complete(&id, result),
                                 ChildEnd::Failed(failure) => envelope.fail(&id, failure),
                                 ChildEnd::Cancelled => Ok(()),
                             };
-                            report(&mut envelope, progress.as_ref());
-                            // Completions come one at a time with a yield in between, even
-                            // when every handler completes synchronously.
-                            tokio::task::yield_now().await;
+                            report(envelope, progress.as_ref());
+                            // Completions spend the task's cooperative budget: a run whose
+                            // handlers all complete synchronously yields once the budget is
+                            // spent, not after every call.
+                            tokio::task::coop::consume_budget().await;
                         }
                         () = sleep => {}
                     }
@@ -557,19 +604,104 @@ impl Runner {
     }
 }
 
-/// The calls the driver holds for one run.
+/// What one run holds while it is driven (one allocation, see [`Runner::drive`]).
+struct RunState {
+    envelope: Envelope,
+    cancel: CancelToken,
+    progress: Option<Arc<dyn ProgressSink>>,
+    policy: Arc<dyn PermissionPolicy>,
+    calls: Calls,
+    journal: JournalGuard,
+}
+
+/// A dispatched call: its id, its token and the handler's future.
+struct Launched {
+    id: String,
+    cancel: CancelToken,
+    future: BoxFuture<ChildEnd>,
+}
+
+impl Future for Launched {
+    type Output = (String, ChildEnd);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let end = std::task::ready!(self.future.as_mut().poll(cx));
+        Poll::Ready((std::mem::take(&mut self.id), end))
+    }
+}
+
+/// Futures in flight: none, a lone one polled in place (no allocation of its own), or a
+/// set that polls only the woken ones.
 #[derive(Default)]
+enum InFlight<F> {
+    #[default]
+    Idle,
+    One(F),
+    Many(FuturesUnordered<F>),
+}
+
+impl<F: Future + Unpin> InFlight<F> {
+    fn push(&mut self, future: F) {
+        *self = match std::mem::take(self) {
+            InFlight::Idle => InFlight::One(future),
+            InFlight::One(first) => {
+                let set = FuturesUnordered::new();
+                set.push(first);
+                set.push(future);
+                InFlight::Many(set)
+            }
+            InFlight::Many(set) => {
+                set.push(future);
+                InFlight::Many(set)
+            }
+        };
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &F> {
+        let (one, many) = match self {
+            InFlight::Idle => (None, None),
+            InFlight::One(future) => (Some(future), None),
+            InFlight::Many(set) => (None, Some(set.iter())),
+        };
+        one.into_iter().chain(many.into_iter().flatten())
+    }
+
+    /// The next output; `None` when nothing is in flight.
+    fn next(&mut self) -> impl Future<Output = Option<F::Output>> + '_ {
+        std::future::poll_fn(move |cx| {
+            let output = match self {
+                InFlight::Idle => return Poll::Ready(None),
+                InFlight::One(future) => std::task::ready!(Pin::new(future).poll(cx)),
+                InFlight::Many(set) => match std::task::ready!(set.poll_next_unpin(cx)) {
+                    Some(output) => output,
+                    None => {
+                        *self = InFlight::Idle;
+                        return Poll::Ready(None);
+                    }
+                },
+            };
+            if matches!(self, InFlight::One(_)) {
+                *self = InFlight::Idle;
+            }
+            Poll::Ready(Some(output))
+        })
+    }
+}
+
+/// The calls the driver holds for one run.
 struct Calls {
-    tokens: HashMap<String, CancelToken>,
-    deciding: FuturesUnordered<BoxFuture<(String, Decision)>>,
-    running: FuturesUnordered<BoxFuture<(String, ChildEnd)>>,
+    /// Calls whose permission is being decided, with their tokens.
+    asked: Vec<(String, CancelToken)>,
+    deciding: InFlight<BoxFuture<(String, Decision)>>,
+    running: InFlight<Launched>,
     data: RunData,
 }
 
 impl Calls {
-    /// The handler's view of `request`, with the call's token (made on first use).
-    fn context(&mut self, request: &CallRequest) -> ToolRequestCtx {
-        let cancel = self.tokens.entry(request.id.clone()).or_default().clone();
+    /// The policy's view of `request`, with the call's token (kept for its dispatch).
+    fn asking(&mut self, request: &CallRequest) -> ToolRequestCtx {
+        let cancel = CancelToken::new();
+        self.asked.push((request.id.clone(), cancel.clone()));
         ToolRequestCtx {
             id: request.id.clone(),
             parent_id: request.parent_id.clone(),
@@ -581,17 +713,45 @@ impl Calls {
         }
     }
 
+    /// The handler's view of `request`, taking it whole; the call's token is the one its
+    /// policy saw, if it was asked.
+    fn dispatching(&mut self, request: CallRequest) -> (String, ToolRequestCtx) {
+        let cancel = match self.asked.iter().position(|(id, _)| *id == request.id) {
+            Some(index) => self.asked.swap_remove(index).1,
+            None => CancelToken::new(),
+        };
+        let id = request.id.clone();
+        let ctx = ToolRequestCtx {
+            id: request.id,
+            parent_id: request.parent_id,
+            source: "ptc",
+            tool: request.tool,
+            arguments: request.arguments,
+            cancel,
+            run_data: self.data.clone(),
+        };
+        (id, ctx)
+    }
+
     fn cancel(&mut self, ids: &[String]) {
         for id in ids {
-            if let Some(token) = self.tokens.remove(id) {
-                token.cancel();
+            if let Some(index) = self.asked.iter().position(|(asked, _)| asked == id) {
+                self.asked.swap_remove(index).1.cancel();
+            }
+        }
+        for launched in self.running.iter() {
+            if ids.contains(&launched.id) {
+                launched.cancel.cancel();
             }
         }
     }
 
     fn cancel_all(&mut self) {
-        for (_, token) in self.tokens.drain() {
+        for (_, token) in self.asked.drain(..) {
             token.cancel();
+        }
+        for launched in self.running.iter() {
+            launched.cancel.cancel();
         }
     }
 }

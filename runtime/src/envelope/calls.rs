@@ -30,6 +30,7 @@ impl Envelope {
             number
         });
         let first = self.calls.len();
+        self.reserve_calls(count);
         let pending = requests
             .iter()
             .enumerate()
@@ -171,13 +172,16 @@ impl Envelope {
             let position = batch.next;
             batch.next += 1;
             let call = batch.first + position;
-            match batch.pending.get(position).cloned().flatten() {
+            // The request stays pending for its dispatch; only an ask copies it.
+            match batch.pending.get(position).and_then(Option::as_ref) {
                 Some(Err(message)) => {
-                    self.end_with_error(batch, position, format!("Error: {message}"));
+                    let message = format!("Error: {message}");
+                    self.end_with_error(batch, position, message);
                 }
                 Some(Ok(request)) => {
+                    let ask = self.options.ask_permission.then(|| request.clone());
                     self.set(call, Status::Running, None);
-                    if self.options.ask_permission {
+                    if let Some(request) = ask {
                         self.set_state(call, CallState::Asking);
                         self.set_waiting(call, true);
                         self.unreported = true;
@@ -223,7 +227,26 @@ impl Envelope {
                 ready.push(request);
             }
         }
+        // Every request handed over: a suspended run keeps no empty slots.
+        if batch.next >= batch.count && batch.pending.iter().all(Option::is_none) {
+            batch.pending = Vec::new();
+        }
         ready
+    }
+
+    /// Room for `count` more calls in the per-call vectors: exact for a run's first
+    /// suspension (most runs make a call or two), doubling after (so a long loop of calls
+    /// stays linear).
+    fn reserve_calls(&mut self, count: usize) {
+        let len = self.calls.len();
+        if self.calls.capacity() - len >= count {
+            return;
+        }
+        let more = count.max(len);
+        self.calls.reserve_exact(more);
+        self.states.reserve_exact(more);
+        self.waiting.reserve_exact(more);
+        self.timings.reserve_exact(more);
     }
 
     /// Every member ended: resumes the machine, or settles a direct call.
@@ -283,7 +306,10 @@ impl Envelope {
 
     /// The index of call `id`, checking the envelope still takes answers.
     fn lookup(&self, id: &str) -> Result<usize, EnvelopeError> {
-        if matches!(self.phase, Phase::Settled(_) | Phase::Persisting { .. }) {
+        if matches!(
+            self.phase,
+            Phase::Settled(_) | Phase::HandedOver | Phase::Persisting { .. }
+        ) {
             return Err(EnvelopeError::Settled);
         }
         id.strip_prefix(self.id.as_str())
@@ -429,7 +455,7 @@ impl Envelope {
             }
         }
         if batch.direct {
-            self.direct_result = Some(result);
+            self.direct_result = Some(Box::new(result));
         }
         self.end(&mut batch, call);
         self.phase = Phase::Calls(batch);

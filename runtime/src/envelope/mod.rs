@@ -291,6 +291,9 @@ enum Phase {
     Persisting { outcome: Box<Outcome>, failures: u8 },
     /// Done.
     Settled(Box<Outcome>),
+    /// Done, and the outcome was moved out by the one [`Event::Settled`] a driver that
+    /// asked for it ([`Envelope::hand_over_outcome`]) receives.
+    HandedOver,
 }
 
 /// One ToolCall envelope; see the module docs.
@@ -304,7 +307,8 @@ pub struct Envelope {
     machine: Option<Machine>,
     phase: Phase,
     direct: Option<String>,
-    direct_result: Option<ToolResult>,
+    /// A direct call's own result, boxed (most runs have none).
+    direct_result: Option<Box<ToolResult>>,
     calls: Vec<AuditRecord>,
     states: Vec<CallState>,
     /// By call: whether it awaits its permission decision (for progress snapshots).
@@ -322,6 +326,8 @@ pub struct Envelope {
     snapshots: Vec<Progress>,
     /// A change not yet in a snapshot (a permission ask).
     unreported: bool,
+    /// See [`Envelope::hand_over_outcome`].
+    hand_over: bool,
 }
 
 const fn assert_send<T: Send>() {}
@@ -354,7 +360,12 @@ impl Envelope {
         };
         Envelope {
             id,
-            script: script.to_owned(),
+            // Only journal records carry the script text.
+            script: if options.journal {
+                script.to_owned()
+            } else {
+                String::new()
+            },
             machine: Some(Machine::new(program, limits)),
             registry,
             limits,
@@ -375,6 +386,7 @@ impl Envelope {
             outbox: VecDeque::new(),
             snapshots: Vec::new(),
             unreported: false,
+            hand_over: false,
         }
     }
 
@@ -488,6 +500,7 @@ impl Envelope {
             outbox: VecDeque::new(),
             snapshots: Vec::new(),
             unreported: false,
+            hand_over: false,
         }
     }
 
@@ -516,13 +529,22 @@ impl Envelope {
     /// The audit so far, one record per call issued, in dispatch order.
     #[must_use]
     pub fn calls(&self) -> &[AuditRecord] {
-        &self.calls
+        match &self.phase {
+            Phase::Settled(outcome) => &outcome.calls,
+            _ => &self.calls,
+        }
     }
 
     /// Whether the envelope has settled.
     #[must_use]
     pub fn is_settled(&self) -> bool {
-        matches!(self.phase, Phase::Settled(_))
+        matches!(self.phase, Phase::Settled(_) | Phase::HandedOver)
+    }
+
+    /// Makes the first [`Event::Settled`] move the outcome out instead of copying it, for a
+    /// driver that polls no more after it: later polls settle with a placeholder.
+    pub(crate) fn hand_over_outcome(&mut self) {
+        self.hand_over = true;
     }
 
     /// The envelope's wall-clock deadline (`seconds` after start), if any.
@@ -540,7 +562,7 @@ impl Envelope {
             &self.id,
             self.direct.as_deref(),
             !self.is_settled(),
-            &self.calls,
+            self.calls(),
             &self.waiting,
             &timings,
         )
@@ -586,16 +608,29 @@ impl Envelope {
                         )
                         .unwrap_or(u64::MAX);
                     }
+                    if self.hand_over {
+                        self.phase = Phase::HandedOver;
+                        return Event::Settled(outcome);
+                    }
                     let event = Event::Settled(outcome.clone());
                     self.phase = Phase::Settled(outcome);
                     return event;
+                }
+                Phase::HandedOver => {
+                    self.phase = Phase::HandedOver;
+                    return Event::Settled(Box::new(settle::refused_outcome(
+                        &self.id,
+                        crate::ErrorKind::Script(ptc_vm::ErrorKind::Script),
+                        "the outcome was handed to the driver",
+                    )));
                 }
                 Phase::StartRecord => {
                     self.phase = Phase::StartRecord;
                     return Event::Journal(JournalRecord::running(&self.id, &self.script));
                 }
                 Phase::Persisting { outcome, failures } => {
-                    let record = settle::settled_record(&self.id, &self.script, &outcome);
+                    let record =
+                        settle::settled_record(&self.id, &self.script, &outcome, &self.calls);
                     self.phase = Phase::Persisting { outcome, failures };
                     return Event::Journal(record);
                 }
@@ -721,7 +756,10 @@ impl Envelope {
     /// `interrupted`. Answers for those calls are refused from now on. Idempotent; does
     /// nothing once the envelope has settled or is persisting its settled record.
     pub fn cancel(&mut self) {
-        if matches!(self.phase, Phase::Settled(_) | Phase::Persisting { .. }) {
+        if matches!(
+            self.phase,
+            Phase::Settled(_) | Phase::HandedOver | Phase::Persisting { .. }
+        ) {
             return;
         }
         self.phase = Phase::Ready(None);

@@ -32,15 +32,20 @@ pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outco
     }
 }
 
-/// The settled record of `outcome`.
-pub(super) fn settled_record(id: &str, script: &str, outcome: &Outcome) -> JournalRecord {
+/// The settled record of `outcome`, whose audit is `calls`.
+pub(super) fn settled_record(
+    id: &str,
+    script: &str,
+    outcome: &Outcome,
+    calls: &[crate::audit::AuditRecord],
+) -> JournalRecord {
     JournalRecord {
         id: id.to_owned(),
         state: JournalState::Settled,
         expression: script.to_owned(),
         outcome: Some(outcome.kind.as_str().to_owned()),
         result: Some(outcome.text.clone()),
-        calls: outcome.calls.clone(),
+        calls: calls.to_vec(),
     }
 }
 
@@ -79,6 +84,7 @@ impl Envelope {
         }
     }
 
+    /// An outcome without its audit and notes: [`Envelope::finish`] moves them in.
     fn outcome(&self, kind: OutcomeKind, text: String) -> Outcome {
         Outcome {
             id: self.id.clone(),
@@ -88,8 +94,8 @@ impl Envelope {
             error: None,
             direct: self.direct.clone(),
             direct_result: None,
-            calls: self.calls.clone(),
-            notes: self.notes.clone(),
+            calls: Vec::new(),
+            notes: Vec::new(),
             stats: self.stats(),
         }
     }
@@ -109,7 +115,7 @@ impl Envelope {
 
     /// The script's one direct call ended with guest value `value`.
     pub(super) fn direct_completed(&mut self, value: &Value) {
-        let mut result = self.direct_result.take();
+        let mut result = self.direct_result.take().map(|result| *result);
         let failed = self
             .calls
             .first()
@@ -219,10 +225,13 @@ impl Envelope {
         }
     }
 
-    /// The final state: the last snapshot, then [`Phase::Settled`].
-    pub(super) fn finish(&mut self, outcome: Box<Outcome>) {
-        self.phase = Phase::Settled(outcome);
+    /// The final state: the last snapshot, then [`Phase::Settled`] with the audit and the
+    /// notes moved into the outcome (nothing changes them any more).
+    pub(super) fn finish(&mut self, mut outcome: Box<Outcome>) {
         self.report(false);
+        outcome.calls = std::mem::take(&mut self.calls);
+        outcome.notes = std::mem::take(&mut self.notes);
+        self.phase = Phase::Settled(outcome);
         if let Some(machine) = self.machine.as_mut() {
             machine.close();
         }

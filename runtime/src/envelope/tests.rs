@@ -442,3 +442,50 @@ fn fuel_pauses_reach_the_host_and_compile_errors_settle_at_once() {
     let mut env = Envelope::from_tool_call(config, &json!({"expr": "1"}), now);
     assert_eq!(settled(env.poll(now)).error.unwrap().kind, "arguments");
 }
+
+#[test]
+fn a_settled_envelope_keeps_its_audit_and_repeats_its_outcome_unless_handed_over() {
+    let now = Instant::now();
+    let options = EnvelopeOptions {
+        ask_permission: false,
+        ..EnvelopeOptions::default()
+    };
+    let run = |hand_over: bool| {
+        let mut envelope = envelope(BATCH, Limits::default(), options, now);
+        if hand_over {
+            envelope.hand_over_outcome();
+        }
+        for call in dispatch(next(&mut envelope, now)) {
+            let value = call.arguments["v"].as_str().unwrap_or_default().to_owned();
+            envelope
+                .complete(&call.id, ToolResult::text(value))
+                .unwrap();
+        }
+        let first = settled(next(&mut envelope, now));
+        (envelope, first)
+    };
+    // The audit moved into the outcome is still the envelope's audit, and a later poll
+    // repeats the same outcome.
+    let (mut envelope, first) = run(false);
+    assert_eq!(first.text, r#"("a" "b" "c")"#);
+    assert_eq!(statuses(&first), vec![Status::Success; 3]);
+    assert_eq!(envelope.calls(), first.calls.as_slice());
+    assert!(envelope.is_settled());
+    let again = settled(next(&mut envelope, now));
+    assert_eq!(again.calls, first.calls);
+    assert_eq!(again.text, first.text);
+    // Handed over (the tokio driver), the first outcome is the same; the envelope is
+    // settled and refuses answers, and a stray later poll gets a placeholder, not a panic.
+    let (mut envelope, handed) = run(true);
+    assert_eq!(handed.text, first.text);
+    assert_eq!(handed.calls.len(), 3);
+    assert!(envelope.is_settled());
+    assert_eq!(
+        envelope.complete("e/1", ToolResult::text("late")),
+        Err(EnvelopeError::Settled)
+    );
+    assert_eq!(
+        settled(next(&mut envelope, now)).kind,
+        OutcomeKind::ScriptError
+    );
+}
