@@ -68,7 +68,7 @@ impl Default for Limits {
             tool_calls: 200,
             value_bytes: 262_144,
             value_nodes: 50_000,
-            retained_bytes: 4_194_304,
+            retained_bytes: 67_108_864,
             regexp_bytes: 2_048,
             regexp_work: 4_194_304,
             number_bits: 4_096,
