@@ -8,6 +8,7 @@
 //! (`cargo test -p ptc-benches`) runs each ptc workload once.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 #[cfg(any(feature = "peers", feature = "luau"))]
 pub mod peers;

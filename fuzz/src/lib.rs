@@ -13,6 +13,7 @@
 //! run is a pure function of its input.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 use ptc_compiler::Roster;
 use ptc_vm::json::from_json;

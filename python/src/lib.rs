@@ -13,6 +13,7 @@
 //!   settlement are Python exceptions (`ValueError`, `ptc._ptc.SessionError`).
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 mod session;
 

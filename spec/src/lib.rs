@@ -13,6 +13,7 @@
 //! (a value or an error), valid limit keys and well-formed tool behaviours.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 use ptc_vm::Limits;
 use serde::Deserialize;
