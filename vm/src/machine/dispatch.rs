@@ -448,8 +448,10 @@ impl Machine {
 
     /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
     /// script function: copies the arguments into the callee's window and pushes its
-    /// frame. `None` (nothing changed) sends the instruction to the general path.
-    #[inline(never)]
+    /// frame. `None` (nothing changed) sends the instruction to the general path. Inlined
+    /// into the loop: out of line, its prologue and epilogue were ~19 of its ~80
+    /// instructions per call (callgrind, fib25).
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push_call<'p>(
         &mut self,
