@@ -482,9 +482,11 @@ impl Machine {
         let (source, target) = (below.get(start..start + argc)?, window.get_mut(..argc)?);
         for (slot, value) in target.iter_mut().zip(source) {
             // Integers (the common argument) are copied without the generic clone.
-            match (slot, value) {
-                (Value::Int(slot), Value::Int(n)) => *slot = *n,
-                (slot, value) => *slot = value.clone(),
+            match value {
+                &Value::Int(n) => {
+                    put_int(std::slice::from_mut(slot), 0, n);
+                }
+                value => *slot = value.clone(),
             }
         }
         if let Some(top) = self.frames.last_mut() {
