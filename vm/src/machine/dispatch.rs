@@ -448,8 +448,10 @@ impl Machine {
 
     /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
     /// script function: copies the arguments into the callee's window and pushes its
-    /// frame. `None` (nothing changed) sends the instruction to the general path.
-    #[inline(never)]
+    /// frame. `None` (nothing changed) sends the instruction to the general path. Inlined
+    /// into the loop: out of line, its prologue and epilogue were ~19 of its ~80
+    /// instructions per call (callgrind, fib25).
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push_call<'p>(
         &mut self,
@@ -480,9 +482,11 @@ impl Machine {
         let (source, target) = (below.get(start..start + argc)?, window.get_mut(..argc)?);
         for (slot, value) in target.iter_mut().zip(source) {
             // Integers (the common argument) are copied without the generic clone.
-            match (slot, value) {
-                (Value::Int(slot), Value::Int(n)) => *slot = *n,
-                (slot, value) => *slot = value.clone(),
+            match value {
+                &Value::Int(n) => {
+                    put_int(std::slice::from_mut(slot), 0, n);
+                }
+                value => *slot = value.clone(),
             }
         }
         if let Some(top) = self.frames.last_mut() {
