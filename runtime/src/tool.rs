@@ -418,30 +418,17 @@ impl Registry {
     /// The roster the compiler sees: names, standalone flags and argument contracts.
     #[must_use]
     pub fn roster(&self) -> ptc_compiler::Roster {
-        ptc_compiler::Roster {
-            tools: self
-                .tools
-                .iter()
-                .map(|t| ptc_compiler::RosterTool {
-                    name: t.contract.name.clone(),
-                    standalone: t.contract.standalone,
-                    args: Some(t.args.clone()),
-                })
-                .collect(),
-        }
+        self.roster_for(None)
     }
 
     /// The roster of the tools `filter` allows (all of them without a filter).
     #[must_use]
     pub fn roster_for(&self, filter: Option<&crate::ToolFilter>) -> ptc_compiler::Roster {
-        let Some(filter) = filter else {
-            return self.roster();
-        };
         ptc_compiler::Roster {
             tools: self
                 .tools
                 .iter()
-                .filter(|t| filter.allows(&t.contract.name))
+                .filter(|t| filter.is_none_or(|filter| filter.allows(&t.contract.name)))
                 .map(|t| ptc_compiler::RosterTool {
                     name: t.contract.name.clone(),
                     standalone: t.contract.standalone,
