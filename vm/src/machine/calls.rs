@@ -150,13 +150,7 @@ impl Machine {
             .get(func)
             .ok_or_else(|| internal("function index"))?;
         if self.frames.len() as u64 >= self.limits.stack_depth {
-            return Err(Error::new(
-                ErrorKind::Stack,
-                format!(
-                    "Script exceeded its stack budget of {} frames; recursion is too deep",
-                    self.limits.stack_depth
-                ),
-            ));
+            return Err(stack_budget(&self.limits));
         }
         let top = self
             .frames
