@@ -1,4 +1,4 @@
-//! Issue #19's throughput table: the realistic 8-line agent script (two sequential calls,
+//! Issue #19's throughput table: the 8-line agent script (`benches/programs/agent.lisp`: two sequential calls,
 //! one `parallel` of three, plist and string work; every tool answers at once) run through
 //! `Runner` many times.
 //!
@@ -47,55 +47,45 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
 
-/// The agent script of the issue: 8 lines.
-const SCRIPT: &str = r#"(let* ((user (GetUser :id 42))
-       (name (plist-get user :name))
-       (orders (ListOrders :user name :limit 3))
-       (details (parallel (GetOrder :id (nth 0 orders))
-                          (GetOrder :id (nth 1 orders))
-                          (GetOrder :id (nth 2 orders))))
-       (total (apply #'+ (mapcar (lambda (d) (plist-get d :amount)) details))))
-  (format "%s has %d orders, %d in all" (upcase name) (length details) total))"#;
+/// The agent script of the issue (`benches/programs/agent.lisp`, which `compile_cost.rs`
+/// compiles too) without its comment lines: exactly the 8 lines a model would send.
+fn script() -> &'static str {
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SCRIPT.get_or_init(|| {
+        include_str!("../programs/agent.lisp")
+            .lines()
+            .filter(|line| !line.starts_with(";;"))
+            .map(|line| format!("{line}\n"))
+            .collect()
+    })
+}
 
-/// What every run of [`SCRIPT`] settles with.
-const ANSWER: &str = "ADA has 3 orders, 3060 in all";
+/// What every run of [`script`] settles with.
+const ANSWER: &str = r#"(:name "ADA" :count 3 :summary "7=12.5, 8=12.5, 9=12.5")"#;
 
-/// The tools' answers, the same JSON for every host.
+/// The tools' answers, the same JSON for every host (and as `compile_cost.rs` answers).
 fn answer(tool: &str, arguments: &Json) -> Json {
     match tool {
-        "GetUser" => json!({"name": "ada", "id": arguments["id"], "team": "core"}),
-        "ListOrders" => json!([101, 102, 103]),
-        _ => {
-            let id = arguments["id"].as_i64().unwrap_or(0);
-            json!({"id": id, "amount": id * 10, "status": "shipped"})
-        }
+        "get_user" => json!({"id": 42, "name": "ada"}),
+        "list_orders" => json!([7, 8, 9]),
+        _ => json!({"id": arguments["id"], "total": 12.5}),
     }
 }
 
+/// The three tools the script calls, with the JSON Schemas `compile_cost.rs` gives them.
 fn contracts() -> Vec<ToolContract> {
-    let object = |properties: Json, required: &[&str]| {
-        json!({"type": "object", "properties": properties, "required": required,
-               "additionalProperties": false})
-    };
+    let by_id = json!({"type": "object", "properties": {"id": {"type": "integer"}},
+                       "required": ["id"]});
     vec![
+        ToolContract::new("get_user", "A user by id.", by_id.clone()),
         ToolContract::new(
-            "GetUser",
-            "One user by id.",
-            object(json!({"id": {"type": "integer"}}), &["id"]),
-        ),
-        ToolContract::new(
-            "ListOrders",
+            "list_orders",
             "A user's order ids.",
-            object(
-                json!({"user": {"type": "string"}, "limit": {"type": "integer"}}),
-                &["user"],
-            ),
+            json!({"type": "object",
+                   "properties": {"user": {"type": "integer"}, "limit": {"type": "integer"}},
+                   "required": ["user"]}),
         ),
-        ToolContract::new(
-            "GetOrder",
-            "One order by id.",
-            object(json!({"id": {"type": "integer"}}), &["id"]),
-        ),
+        ToolContract::new("get_order", "An order by id.", by_id),
     ]
 }
 
@@ -138,7 +128,7 @@ fn gated_registry(entered: Arc<AtomicUsize>, release: CancelToken) -> Arc<Regist
 }
 
 fn compile(registry: &Registry) -> (Arc<Program>, Option<String>) {
-    let compiled = ptc_compiler::compile(SCRIPT, &registry.roster(), &Limits::default())
+    let compiled = ptc_compiler::compile(script(), &registry.roster(), &Limits::default())
         .expect("the agent script compiles");
     (compiled.program, compiled.direct)
 }
@@ -376,7 +366,7 @@ fn in_flight(
                         .run_program(
                             Arc::clone(&program),
                             direct.clone(),
-                            SCRIPT,
+                            script(),
                             RunOptions::default(),
                         )
                         .await;
@@ -404,11 +394,11 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
     let mut once_mean = None;
     if wanted("compile-every-run") {
         let inline_t = time_runs(scale, &runtime, || {
-            inline.run(SCRIPT, RunOptions::default())
+            inline.run(script(), RunOptions::default())
         });
         row("compile-every-run, current_thread, Inline", &inline_t);
         let thread_t = time_runs(scale, &runtime, || {
-            thread.run(SCRIPT, RunOptions::default())
+            thread.run(script(), RunOptions::default())
         });
         row("compile-every-run, current_thread, Thread", &thread_t);
     }
@@ -417,7 +407,7 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
             inline.run_program(
                 Arc::clone(&program),
                 direct.clone(),
-                SCRIPT,
+                script(),
                 RunOptions::default(),
             )
         });
@@ -429,7 +419,7 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
             thread.run_program(
                 Arc::clone(&program),
                 direct.clone(),
-                SCRIPT,
+                script(),
                 RunOptions::default(),
             )
         });
@@ -438,7 +428,7 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
     if wanted("compile-alone") {
         let roster = registry.roster();
         let compile_t = time_sync(scale, || {
-            let compiled = ptc_compiler::compile(SCRIPT, &roster, &limits).expect("compiles");
+            let compiled = ptc_compiler::compile(script(), &roster, &limits).expect("compiles");
             std::hint::black_box(compiled);
         });
         row("compile alone", &compile_t);
@@ -503,7 +493,7 @@ fn worker_rows(
                             .run_program(
                                 Arc::clone(&program),
                                 direct.clone(),
-                                SCRIPT,
+                                script(),
                                 RunOptions::default(),
                             )
                             .await;
@@ -637,7 +627,7 @@ mod memory {
             print(
                 "compile-every-run (Inline)",
                 per_run(runs, || {
-                    check(&runtime.block_on(inline.run(SCRIPT, RunOptions::default())));
+                    check(&runtime.block_on(inline.run(script(), RunOptions::default())));
                 }),
             );
             print(
@@ -646,7 +636,7 @@ mod memory {
                     check(&runtime.block_on(inline.run_program(
                         Arc::clone(&program),
                         direct.clone(),
-                        SCRIPT,
+                        script(),
                         RunOptions::default(),
                     )));
                 }),
@@ -656,7 +646,7 @@ mod memory {
                 "compile alone",
                 per_run(runs, || {
                     std::hint::black_box(
-                        ptc_compiler::compile(SCRIPT, &roster, &limits).expect("compiles"),
+                        ptc_compiler::compile(script(), &roster, &limits).expect("compiles"),
                     );
                 }),
             );
@@ -673,7 +663,7 @@ mod memory {
             let future = inline.run_program(
                 Arc::clone(&program),
                 direct.clone(),
-                SCRIPT,
+                script(),
                 RunOptions::default(),
             );
             println!(
@@ -691,7 +681,7 @@ mod memory {
                 config,
                 Arc::clone(&program),
                 direct.clone(),
-                SCRIPT,
+                script(),
                 Instant::now(),
             );
             let drive = inline.drive(envelope, RunOptions::default());
@@ -727,7 +717,7 @@ mod memory {
                 let direct = direct.cloned();
                 tasks.push(tokio::spawn(async move {
                     runner
-                        .run_program(program, direct, SCRIPT, RunOptions::default())
+                        .run_program(program, direct, script(), RunOptions::default())
                         .await
                 }));
             }
