@@ -99,12 +99,13 @@ pub fn convert_args(
     Ok(Json::Object(object))
 }
 
-/// The schema's `type` names.
-fn types(schema: Option<&Json>) -> Vec<&str> {
-    match schema.and_then(|s| s.get("type")) {
-        Some(Json::String(t)) => vec![t.as_str()],
-        Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).collect(),
-        _ => Vec::new(),
+/// Whether the schema's `type` value (one name or an array of names) includes `wanted`;
+/// no allocation, since it runs for every argument value.
+fn has_type(types: Option<&Json>, wanted: &str) -> bool {
+    match types {
+        Some(Json::String(t)) => t == wanted,
+        Some(Json::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(wanted)),
+        _ => false,
     }
 }
 
@@ -125,8 +126,9 @@ fn by_schema(
         Value::Sym(s) if *s == well_known::JSON_FALSE => return Ok(Json::Bool(false)),
         _ => {}
     }
-    let types = types(schema);
-    let wants = |t: &str| types.contains(&t);
+    // One lookup of `type` per value (the schema's maps hash every key).
+    let types = schema.and_then(|s| s.get("type"));
+    let wants = |t: &str| has_type(types, t);
     if wants("boolean") && matches!(value, Value::Nil) {
         return Ok(Json::Bool(false));
     }
@@ -209,6 +211,10 @@ pub fn validate(
     validator: &jsonschema::Validator,
     json: &Json,
 ) -> Result<(), ArgsError> {
+    // The boolean check allocates nothing; the errors are collected only for a refusal.
+    if validator.is_valid(json) {
+        return Ok(());
+    }
     let violations: Vec<String> = validator
         .iter_errors(json)
         .take(MAX_REPORTED_VIOLATIONS)

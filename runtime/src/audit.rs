@@ -188,6 +188,15 @@ pub fn preview(text: &str, limit: usize) -> String {
 /// [`MAX_ARGS_BYTES`] bytes or [`MAX_ARGS_NODES`] nodes.
 #[must_use]
 pub fn bound_args(args: &Json) -> Option<Json> {
+    // Most arguments are small: when nothing needs cutting, a plain clone is the bounded
+    // form (no rebuilt maps, no per-string scan past the first check).
+    let (mut nodes, mut most) = (0usize, 0usize);
+    if fits(args, &mut nodes, &mut most)
+        && nodes <= MAX_ARGS_NODES
+        && (most <= MAX_ARGS_BYTES || compact_len(args) <= MAX_ARGS_BYTES)
+    {
+        return Some(args.clone());
+    }
     let mut nodes = 0usize;
     let mut most = 0usize;
     let bounded = bound_value(args, &mut nodes, &mut most)?;
@@ -199,6 +208,36 @@ pub fn bound_args(args: &Json) -> Option<Json> {
         return None;
     }
     Some(bounded)
+}
+
+/// Whether `value` needs no string cut; counts its nodes (stopping past the limit) and an
+/// upper bound of its compact JSON length as [`bound_value`] does.
+fn fits(value: &Json, nodes: &mut usize, most: &mut usize) -> bool {
+    *nodes += 1;
+    if *nodes > MAX_ARGS_NODES {
+        return false;
+    }
+    match value {
+        Json::String(s) => {
+            *most += string_most(s);
+            s.len() <= MAX_ARG_STRING_CHARS || s.chars().count() <= MAX_ARG_STRING_CHARS
+        }
+        Json::Array(items) => {
+            *most += 2 + items.len();
+            items.iter().all(|item| fits(item, nodes, most))
+        }
+        Json::Object(object) => {
+            *most += 2;
+            object.iter().all(|(key, item)| {
+                *most += string_most(key) + 2;
+                fits(item, nodes, most)
+            })
+        }
+        _ => {
+            *most += 24;
+            true
+        }
+    }
 }
 
 /// The length of `value`'s compact JSON text, counted without building it.

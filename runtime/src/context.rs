@@ -2,7 +2,8 @@
 //! and the subset of the registry's tools one run may use ([`ToolFilter`]).
 //!
 //! Invariants:
-//! - [`RunData`] holds at most one value per type; cloning it clones one `Arc`. The data
+//! - [`RunData`] holds at most one value per type; cloning it clones one `Arc` (or
+//!   nothing: empty data allocates nothing, since most runs carry none). The data
 //!   is read-only for handlers (`ctx.data::<T>()`); a host that needs shared mutable state
 //!   puts a `Mutex` or an atomic inside.
 //! - A [`ToolFilter`] only narrows: a filtered run sees the allowed tools and no others, in
@@ -53,13 +54,17 @@ use std::sync::Arc;
 /// Host data for one run, one value per type; see the module docs.
 #[derive(Clone, Default)]
 pub struct RunData {
-    values: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// `None` until the first value: a run without data allocates nothing for it.
+    values: Option<Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>>,
 }
 
 impl fmt::Debug for RunData {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunData")
-            .field("values", &self.values.len())
+            .field(
+                "values",
+                &self.values.as_ref().map_or(0, |values| values.len()),
+            )
             .finish()
     }
 }
@@ -74,7 +79,8 @@ impl RunData {
     /// The same data with `value` added (replacing an earlier value of its type).
     #[must_use]
     pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self {
-        Arc::make_mut(&mut self.values).insert(TypeId::of::<T>(), Arc::new(value));
+        Arc::make_mut(self.values.get_or_insert_default())
+            .insert(TypeId::of::<T>(), Arc::new(value));
         self
     }
 
@@ -82,6 +88,7 @@ impl RunData {
     #[must_use]
     pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
         self.values
+            .as_ref()?
             .get(&TypeId::of::<T>())
             .and_then(|value| value.downcast_ref::<T>())
     }
@@ -89,7 +96,7 @@ impl RunData {
     /// Whether no value is held.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.as_ref().is_none_or(|values| values.is_empty())
     }
 }
 

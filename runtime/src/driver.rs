@@ -70,7 +70,8 @@ impl std::fmt::Debug for Runner {
 #[derive(Clone, Default)]
 pub struct RunOptions {
     id: Option<String>,
-    cancel: CancelToken,
+    /// Made on first ask ([`RunOptions::cancel_token`]): a run nobody can cancel has none.
+    cancel: std::sync::OnceLock<CancelToken>,
     progress: Option<Arc<dyn ProgressSink>>,
     inputs: Option<serde_json::Map<String, serde_json::Value>>,
     data: RunData,
@@ -112,7 +113,7 @@ impl RunOptions {
     /// Cancelling `token` interrupts the run (every call's token is a child of it).
     #[must_use]
     pub fn cancel(mut self, token: CancelToken) -> Self {
-        self.cancel = token;
+        self.cancel = std::sync::OnceLock::from(token);
         self
     }
 
@@ -173,10 +174,12 @@ impl RunOptions {
         self
     }
 
-    /// The token cancelling this run.
+    /// The token cancelling this run, made on the first call when [`RunOptions::cancel`]
+    /// gave none (a run whose token nobody asked for allocates none). Ask before cloning
+    /// the options if the clones should share it: a clone made earlier makes its own.
     #[must_use]
     pub fn cancel_token(&self) -> &CancelToken {
-        &self.cancel
+        self.cancel.get_or_init(CancelToken::new)
     }
 
     /// The tool filter, if any.
@@ -479,7 +482,7 @@ impl Runner {
         };
         let mut state = Box::new(RunState {
             envelope,
-            cancel,
+            cancel: cancel.into_inner(),
             progress,
             policy,
             calls: Calls {
@@ -507,7 +510,7 @@ impl Runner {
             journal,
         } = &mut *state;
         loop {
-            if cancel.is_cancelled() {
+            if cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
                 envelope.cancel();
             }
             let event = envelope.poll(Instant::now());
@@ -532,7 +535,7 @@ impl Runner {
                     // The envelope asked for this record, so the acknowledgement fits.
                     let _ = envelope.journal_written(written);
                 }
-                Event::Cancel(ids) => calls.cancel(&ids),
+                Event::Cancel(ids) => calls.cancel(envelope, &ids),
                 Event::Permission(requests) => {
                     for request in requests {
                         let ctx = calls.asking(&request);
@@ -557,11 +560,19 @@ impl Runner {
                         let Some(tool) = self.registry.get(&request.tool) else {
                             continue;
                         };
+                        // The envelope just issued this id, so it has an index.
+                        let Some(call) = envelope.index_of(&request.id) else {
+                            continue;
+                        };
                         let handler = &tool.handler;
-                        let (id, ctx) = calls.dispatching(request);
+                        let ctx = calls.dispatching(request);
                         let cancel = ctx.cancel.clone();
                         let future = dispatch::launch(handler, ctx, self.isolation);
-                        calls.running.push(Launched { id, cancel, future });
+                        calls.running.push(Launched {
+                            call,
+                            cancel,
+                            future,
+                        });
                     }
                 }
                 Event::Waiting { deadline } => {
@@ -571,9 +582,15 @@ impl Runner {
                             None => std::future::pending().await,
                         }
                     };
+                    let cancelled = async {
+                        match cancel {
+                            Some(token) => token.cancelled().await,
+                            None => std::future::pending().await,
+                        }
+                    };
                     tokio::select! {
                         biased;
-                        () = cancel.cancelled() => envelope.cancel(),
+                        () = cancelled => envelope.cancel(),
                         Some((id, decision)) = calls.deciding.next() => {
                             envelope.advance(Instant::now());
                             // A decision for a call the envelope abandoned is refused; fine.
@@ -582,12 +599,12 @@ impl Runner {
                                 Decision::Deny(reason) => envelope.deny(&id, reason),
                             };
                         }
-                        Some((id, end)) = calls.running.next() => {
+                        Some((call, end)) = calls.running.next() => {
                             envelope.advance(Instant::now());
                             // An answer for a call that timed out meanwhile is refused.
                             let _ = match end {
-                                ChildEnd::Finished(result) => envelope.complete(&id, result),
-                                ChildEnd::Failed(failure) => envelope.fail(&id, failure),
+                                ChildEnd::Finished(result) => envelope.complete_at(call, result),
+                                ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
                                 ChildEnd::Cancelled => Ok(()),
                             };
                             report(envelope, progress.as_ref());
@@ -607,26 +624,27 @@ impl Runner {
 /// What one run holds while it is driven (one allocation, see [`Runner::drive`]).
 struct RunState {
     envelope: Envelope,
-    cancel: CancelToken,
+    /// The host's token, if it made one.
+    cancel: Option<CancelToken>,
     progress: Option<Arc<dyn ProgressSink>>,
     policy: Arc<dyn PermissionPolicy>,
     calls: Calls,
     journal: JournalGuard,
 }
 
-/// A dispatched call: its id, its token and the handler's future.
+/// A dispatched call: its index in the envelope, its token and the handler's future.
 struct Launched {
-    id: String,
+    call: usize,
     cancel: CancelToken,
     future: BoxFuture<ChildEnd>,
 }
 
 impl Future for Launched {
-    type Output = (String, ChildEnd);
+    type Output = (usize, ChildEnd);
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let end = std::task::ready!(self.future.as_mut().poll(cx));
-        Poll::Ready((std::mem::take(&mut self.id), end))
+        Poll::Ready((self.call, end))
     }
 }
 
@@ -715,13 +733,12 @@ impl Calls {
 
     /// The handler's view of `request`, taking it whole; the call's token is the one its
     /// policy saw, if it was asked.
-    fn dispatching(&mut self, request: CallRequest) -> (String, ToolRequestCtx) {
+    fn dispatching(&mut self, request: CallRequest) -> ToolRequestCtx {
         let cancel = match self.asked.iter().position(|(id, _)| *id == request.id) {
             Some(index) => self.asked.swap_remove(index).1,
             None => CancelToken::new(),
         };
-        let id = request.id.clone();
-        let ctx = ToolRequestCtx {
+        ToolRequestCtx {
             id: request.id,
             parent_id: request.parent_id,
             source: "ptc",
@@ -729,18 +746,18 @@ impl Calls {
             arguments: request.arguments,
             cancel,
             run_data: self.data.clone(),
-        };
-        (id, ctx)
+        }
     }
 
-    fn cancel(&mut self, ids: &[String]) {
+    fn cancel(&mut self, envelope: &Envelope, ids: &[String]) {
         for id in ids {
             if let Some(index) = self.asked.iter().position(|(asked, _)| asked == id) {
                 self.asked.swap_remove(index).1.cancel();
             }
         }
+        let calls: Vec<usize> = ids.iter().filter_map(|id| envelope.index_of(id)).collect();
         for launched in self.running.iter() {
-            if ids.contains(&launched.id) {
+            if calls.contains(&launched.call) {
                 launched.cancel.cancel();
             }
         }

@@ -64,11 +64,11 @@ impl Envelope {
         let prepared = match (self.registry.get(&request.tool), &self.machine) {
             (None, _) | (_, None) => Err(format!("Tool {} is unavailable", request.tool)),
             (Some(tool), Some(machine)) => {
-                match args::prepare(tool, &request.args, machine.symbols(), &self.limits) {
+                match args::prepare(tool, &request.args, machine.symbols(), machine.limits()) {
                     Err(error) => {
                         // Keep what the guest sent, for the audit, when it converts at all.
                         record.args =
-                            convert::to_json(&request.args, machine.symbols(), &self.limits)
+                            convert::to_json(&request.args, machine.symbols(), machine.limits())
                                 .ok()
                                 .and_then(|json| audit::bound_args(&json));
                         Err(error.0)
@@ -140,7 +140,7 @@ impl Envelope {
 
     /// Times out every running call whose deadline has passed; their ids.
     fn expire_calls(&mut self, batch: &mut Batch) -> Vec<String> {
-        let Some(ms) = self.limits.tool_timeout_ms else {
+        let Some(ms) = self.limits().tool_timeout_ms else {
             return Vec::new();
         };
         let now = self.now;
@@ -166,7 +166,7 @@ impl Envelope {
 
     /// Launches queued calls while slots are free; the permission asks to emit.
     fn launch(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
-        let parallelism = usize::try_from(self.limits.parallelism.max(1)).unwrap_or(1);
+        let parallelism = usize::try_from(self.limits().parallelism.max(1)).unwrap_or(1);
         let mut asks = Vec::new();
         while batch.next < batch.count && self.active(batch) < parallelism {
             let position = batch.next;
@@ -212,7 +212,7 @@ impl Envelope {
     /// Moves every allowed call to running; the requests to dispatch.
     fn dispatch_allowed(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
         let deadline = self
-            .limits
+            .limits()
             .tool_timeout_ms
             .and_then(|ms| self.now.checked_add(Duration::from_millis(ms)));
         let mut ready = Vec::new();
@@ -312,11 +312,7 @@ impl Envelope {
         ) {
             return Err(EnvelopeError::Settled);
         }
-        id.strip_prefix(self.id.as_str())
-            .and_then(|rest| rest.strip_prefix('/'))
-            .and_then(|n| n.parse::<usize>().ok())
-            .and_then(|n| n.checked_sub(1))
-            .filter(|&call| self.calls.get(call).is_some_and(|c| c.id == id))
+        self.index_of(id)
             .ok_or_else(|| EnvelopeError::UnknownCall(id.to_owned()))
     }
 
@@ -328,6 +324,39 @@ impl Envelope {
         fits: fn(&CallState) -> bool,
     ) -> Result<usize, EnvelopeError> {
         let call = self.lookup(id)?;
+        self.expect_state(call, id, what, fits)
+    }
+
+    /// `call`'s index when it is in `expected` state and the envelope takes answers (the
+    /// driver's path: it holds indices, not ids).
+    fn expect_at(
+        &self,
+        call: usize,
+        what: &'static str,
+        fits: fn(&CallState) -> bool,
+    ) -> Result<usize, EnvelopeError> {
+        let id = self.calls.get(call).map_or("", |record| record.id.as_str());
+        self.lookup(id)?;
+        self.expect_state(call, id, what, fits)
+    }
+
+    /// The index of call `id` of this envelope, whether or not it still takes answers.
+    pub(crate) fn index_of(&self, id: &str) -> Option<usize> {
+        id.strip_prefix(self.id.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| n.checked_sub(1))
+            .filter(|&call| self.calls.get(call).is_some_and(|c| c.id == id))
+    }
+
+    /// `call` (whose id is `id`) when its state fits, else the typed refusal.
+    fn expect_state(
+        &self,
+        call: usize,
+        id: &str,
+        what: &'static str,
+        fits: fn(&CallState) -> bool,
+    ) -> Result<usize, EnvelopeError> {
         let state = self.states.get(call).cloned().unwrap_or(CallState::Ended);
         if fits(&state) {
             return Ok(call);
@@ -426,7 +455,7 @@ impl Envelope {
         }
         self.waiting.iter_mut().for_each(|w| *w = false);
         if !held.is_empty() {
-            self.outbox.push_back(Event::Cancel(held));
+            self.cold().outbox.push_back(Event::Cancel(held));
         }
     }
 
@@ -438,24 +467,42 @@ impl Envelope {
     /// dispatched, already answered, timed out or cancelled), or the envelope settled.
     pub fn complete(&mut self, id: &str, result: ToolResult) -> Result<(), EnvelopeError> {
         let call = self.expect(id, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        self.complete_running(call, result)
+    }
+
+    /// [`Envelope::complete`] for the call at index `call` (the driver's path).
+    pub(crate) fn complete_at(
+        &mut self,
+        call: usize,
+        result: ToolResult,
+    ) -> Result<(), EnvelopeError> {
+        let call = self.expect_at(call, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        self.complete_running(call, result)
+    }
+
+    /// The running call `call` answered `result`.
+    fn complete_running(&mut self, call: usize, result: ToolResult) -> Result<(), EnvelopeError> {
         let Some(mut batch) = self.take_batch() else {
-            return Err(EnvelopeError::UnknownCall(id.to_owned()));
+            return Err(self.unknown(call));
         };
         let position = call - batch.first;
         if let Some(machine) = self.machine.as_mut() {
-            let settled = settle_result(machine, &result, &self.limits);
+            let limits = *machine.limits();
+            let settled = settle_result(machine, &result, &limits);
             if let Some(record) = self.calls.get_mut(call) {
                 record.media = result.media();
                 record.notes.clone_from(&result.notes);
             }
-            self.notes.extend(result.notes.iter().cloned());
+            if !result.notes.is_empty() {
+                self.cold().notes.extend(result.notes.iter().cloned());
+            }
             self.set(call, settled.status, settled.preview);
             if let Some(slot) = batch.results.get_mut(position) {
                 *slot = Some(settled.value);
             }
         }
         if batch.direct {
-            self.direct_result = Some(Box::new(result));
+            self.cold().direct_result = Some(result);
         }
         self.end(&mut batch, call);
         self.phase = Phase::Calls(batch);
@@ -470,8 +517,19 @@ impl Envelope {
     /// As [`Envelope::complete`].
     pub fn fail(&mut self, id: &str, failure: Failure) -> Result<(), EnvelopeError> {
         let call = self.expect(id, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        self.fail_running(call, failure)
+    }
+
+    /// [`Envelope::fail`] for the call at index `call` (the driver's path).
+    pub(crate) fn fail_at(&mut self, call: usize, failure: Failure) -> Result<(), EnvelopeError> {
+        let call = self.expect_at(call, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        self.fail_running(call, failure)
+    }
+
+    /// The running call `call` failed on the host's side.
+    fn fail_running(&mut self, call: usize, failure: Failure) -> Result<(), EnvelopeError> {
         let Some(mut batch) = self.take_batch() else {
-            return Err(EnvelopeError::UnknownCall(id.to_owned()));
+            return Err(self.unknown(call));
         };
         let tool = self.tool_of(call);
         let message = match failure {
@@ -485,6 +543,15 @@ impl Envelope {
         self.end_with_error(&mut batch, position, message);
         self.phase = Phase::Calls(batch);
         Ok(())
+    }
+
+    /// The refusal for `call` when no suspension is being serviced.
+    fn unknown(&self, call: usize) -> EnvelopeError {
+        EnvelopeError::UnknownCall(
+            self.calls
+                .get(call)
+                .map_or_else(String::new, |c| c.id.clone()),
+        )
     }
 
     /// The earliest instant at which [`Envelope::poll`] has something new to say without

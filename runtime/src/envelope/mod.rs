@@ -296,34 +296,47 @@ enum Phase {
     HandedOver,
 }
 
+/// What few runs need, boxed only when first needed: a run's state stays small (a
+/// suspended run holds the envelope) and most runs never allocate it.
+#[derive(Debug, Default)]
+struct Cold {
+    /// The script text, kept only for journal records.
+    script: String,
+    /// A direct call's own result.
+    direct_result: Option<ToolResult>,
+    /// Context notes from the calls' results.
+    notes: Vec<String>,
+    /// Events queued for the next polls (cancellations).
+    outbox: VecDeque<Event>,
+    /// Progress snapshots not yet taken.
+    snapshots: Vec<Progress>,
+}
+
 /// One ToolCall envelope; see the module docs.
 #[derive(Debug)]
 pub struct Envelope {
     id: String,
-    script: String,
     registry: Arc<Registry>,
-    limits: Limits,
+    /// The budgets of an envelope with no machine (refused); otherwise the machine's.
+    refused_limits: Option<Box<Limits>>,
     options: EnvelopeOptions,
     machine: Option<Machine>,
     phase: Phase,
     direct: Option<String>,
-    /// A direct call's own result, boxed (most runs have none).
-    direct_result: Option<Box<ToolResult>>,
+    /// See [`Cold`].
+    cold: Option<Box<Cold>>,
     calls: Vec<AuditRecord>,
     states: Vec<CallState>,
     /// By call: whether it awaits its permission decision (for progress snapshots).
     waiting: Vec<bool>,
     /// By call: when it started running and finished (for progress snapshots).
     timings: Vec<progress::Timing>,
-    notes: Vec<String>,
     next_batch: u64,
     started: Instant,
     /// A refused envelope whose elapsed time the first poll sets.
     refused_untimed: bool,
     now: Instant,
     deadline: Option<Instant>,
-    outbox: VecDeque<Event>,
-    snapshots: Vec<Progress>,
     /// A change not yet in a snapshot (a permission ask).
     unreported: bool,
     /// See [`Envelope::hand_over_outcome`].
@@ -358,33 +371,31 @@ impl Envelope {
         } else {
             Phase::Ready(None)
         };
+        // Only journal records carry the script text.
+        let cold = options.journal.then(|| {
+            Box::new(Cold {
+                script: script.to_owned(),
+                ..Cold::default()
+            })
+        });
         Envelope {
             id,
-            // Only journal records carry the script text.
-            script: if options.journal {
-                script.to_owned()
-            } else {
-                String::new()
-            },
             machine: Some(Machine::new(program, limits)),
             registry,
-            limits,
+            refused_limits: None,
             options,
             phase,
             direct,
-            direct_result: None,
+            cold,
             calls: Vec::new(),
             states: Vec::new(),
             waiting: Vec::new(),
             timings: Vec::new(),
-            notes: Vec::new(),
             next_batch: 1,
             started: now,
             refused_untimed: false,
             now,
             deadline,
-            outbox: VecDeque::new(),
-            snapshots: Vec::new(),
             unreported: false,
             hand_over: false,
         }
@@ -479,26 +490,22 @@ impl Envelope {
         let outcome = settle::refused_outcome(&id, kind, message);
         Envelope {
             id,
-            script: String::new(),
             registry,
-            limits,
+            refused_limits: Some(Box::new(limits)),
             options,
             machine: None,
             phase: Phase::Settled(Box::new(outcome)),
             direct: None,
-            direct_result: None,
+            cold: None,
             calls: Vec::new(),
             states: Vec::new(),
             waiting: Vec::new(),
             timings: Vec::new(),
-            notes: Vec::new(),
             next_batch: 1,
             started: now,
             refused_untimed: true,
             now,
             deadline: None,
-            outbox: VecDeque::new(),
-            snapshots: Vec::new(),
             unreported: false,
             hand_over: false,
         }
@@ -511,6 +518,7 @@ impl Envelope {
     pub(crate) fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
         let problem = crate::script::bind(self.machine.as_mut(), names, values);
         if let Some(message) = problem {
+            self.refused_limits = Some(Box::new(self.limits()));
             self.machine = None;
             self.phase = Phase::Settled(Box::new(settle::refused_outcome(
                 &self.id,
@@ -585,13 +593,40 @@ impl Envelope {
     /// The snapshots taken since the last call, oldest first (with
     /// [`EnvelopeOptions::progress`]; see [`crate::progress`] for when they are taken).
     pub fn take_progress(&mut self) -> Vec<Progress> {
-        std::mem::take(&mut self.snapshots)
+        self.cold
+            .as_mut()
+            .map(|cold| std::mem::take(&mut cold.snapshots))
+            .unwrap_or_default()
+    }
+
+    /// The run's budgets (the machine's, which the envelope does not copy).
+    pub(crate) fn limits(&self) -> Limits {
+        match (&self.machine, &self.refused_limits) {
+            (Some(machine), _) => *machine.limits(),
+            (None, Some(limits)) => **limits,
+            (None, None) => Limits::default(),
+        }
+    }
+
+    /// [`Cold`], made on first use.
+    fn cold(&mut self) -> &mut Cold {
+        self.cold.get_or_insert_default()
+    }
+
+    /// The next queued event, if any.
+    fn queued(&mut self) -> Option<Event> {
+        self.cold.as_mut()?.outbox.pop_front()
+    }
+
+    /// The script text (empty unless the journal is on).
+    fn script(&self) -> &str {
+        self.cold.as_ref().map_or("", |cold| cold.script.as_str())
     }
 
     /// What the envelope needs next, at the caller's monotonic time `now`.
     pub fn poll(&mut self, now: Instant) -> Event {
         self.advance(now);
-        if let Some(event) = self.outbox.pop_front() {
+        if let Some(event) = self.queued() {
             return event;
         }
         if self.unreported {
@@ -626,11 +661,11 @@ impl Envelope {
                 }
                 Phase::StartRecord => {
                     self.phase = Phase::StartRecord;
-                    return Event::Journal(JournalRecord::running(&self.id, &self.script));
+                    return Event::Journal(JournalRecord::running(&self.id, self.script()));
                 }
                 Phase::Persisting { outcome, failures } => {
                     let record =
-                        settle::settled_record(&self.id, &self.script, &outcome, &self.calls);
+                        settle::settled_record(&self.id, self.script(), &outcome, &self.calls);
                     self.phase = Phase::Persisting { outcome, failures };
                     return Event::Journal(record);
                 }
@@ -645,7 +680,7 @@ impl Envelope {
                     }
                 }
             }
-            if let Some(event) = self.outbox.pop_front() {
+            if let Some(event) = self.queued() {
                 return event;
             }
         }
@@ -780,7 +815,7 @@ impl Envelope {
                 &self.waiting,
                 &self.timings,
             );
-            self.snapshots.push(snapshot);
+            self.cold().snapshots.push(snapshot);
         }
     }
 

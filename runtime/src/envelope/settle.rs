@@ -106,7 +106,7 @@ impl Envelope {
             return;
         };
         let text = cap_text(machine.render(value));
-        let json = convert::to_json(value, machine.symbols(), &self.limits).unwrap_or_default();
+        let json = convert::to_json(value, machine.symbols(), machine.limits()).unwrap_or_default();
         let mut outcome = self.outcome(OutcomeKind::Completed, text);
         outcome.direct = None;
         outcome.value = Some(json);
@@ -115,7 +115,10 @@ impl Envelope {
 
     /// The script's one direct call ended with guest value `value`.
     pub(super) fn direct_completed(&mut self, value: &Value) {
-        let mut result = self.direct_result.take().map(|result| *result);
+        let mut result = self
+            .cold
+            .as_mut()
+            .and_then(|cold| cold.direct_result.take());
         let failed = self
             .calls
             .first()
@@ -177,7 +180,7 @@ impl Envelope {
         } else {
             audit::summary(&self.calls)
         };
-        let seconds = self.limits.seconds.unwrap_or_default();
+        let seconds = self.limits().seconds.unwrap_or_default();
         let steps = self.stats().fuel_used;
         let message =
             format!("Script exceeded its time budget of {seconds} seconds after {steps} steps");
@@ -230,7 +233,11 @@ impl Envelope {
     pub(super) fn finish(&mut self, mut outcome: Box<Outcome>) {
         self.report(false);
         outcome.calls = std::mem::take(&mut self.calls);
-        outcome.notes = std::mem::take(&mut self.notes);
+        outcome.notes = self
+            .cold
+            .as_mut()
+            .map(|cold| std::mem::take(&mut cold.notes))
+            .unwrap_or_default();
         self.phase = Phase::Settled(outcome);
         if let Some(machine) = self.machine.as_mut() {
             machine.close();
