@@ -15,8 +15,9 @@
 //!   busy script never starves other tasks — without a yield, and a chance for another
 //!   worker to steal the run, after every call.
 //! - A run's state (the envelope, its calls, its journal guard) is one allocation; the
-//!   future is small. A lone call is polled in place; only a batch uses a
-//!   `FuturesUnordered`. Each call's token lives with its future.
+//!   future is small. A lone call is polled in place; a batch of up to eight calls in
+//!   flight shares one vector; only a larger one uses a `FuturesUnordered`. Each call's
+//!   token lives with its future.
 //! - Every call still held when the run settles has its cancellation token cancelled, and
 //!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
@@ -486,8 +487,7 @@ impl Runner {
             progress,
             policy,
             calls: Calls {
-                asked: Vec::new(),
-                deciding: InFlight::Idle,
+                asking: None,
                 running: InFlight::Idle,
                 data,
             },
@@ -538,7 +538,7 @@ impl Runner {
                 Event::Cancel(ids) => calls.cancel(envelope, &ids),
                 Event::Permission(requests) => {
                     for request in requests {
-                        let ctx = calls.asking(&request);
+                        let ctx = calls.ask(&request);
                         let mut decision = dispatch::check_policy(policy, &ctx);
                         match decision.as_mut().now_or_never() {
                             Some(Decision::Allow) => {
@@ -549,6 +549,7 @@ impl Runner {
                                 break;
                             }
                             None => calls
+                                .asking()
                                 .deciding
                                 .push(Box::pin(decision.map(move |d| (request.id, d)))),
                         }
@@ -591,7 +592,7 @@ impl Runner {
                     tokio::select! {
                         biased;
                         () = cancelled => envelope.cancel(),
-                        Some((id, decision)) = calls.deciding.next() => {
+                        Some((id, decision)) = next_decision(&mut calls.asking) => {
                             envelope.advance(Instant::now());
                             // A decision for a call the envelope abandoned is refused; fine.
                             let _ = match decision {
@@ -648,13 +649,19 @@ impl Future for Launched {
     }
 }
 
-/// Futures in flight: none, a lone one polled in place (no allocation of its own), or a
-/// set that polls only the woken ones.
+/// How many futures [`InFlight`] keeps in a plain vector (all polled on every wake-up)
+/// before it moves them to a `FuturesUnordered` (which polls only the woken ones but
+/// allocates a task per future).
+const FEW: usize = 8;
+
+/// Futures in flight: none, a lone one polled in place (no allocation of its own), a few
+/// in one vector, or a set that polls only the woken ones.
 #[derive(Default)]
 enum InFlight<F> {
     #[default]
     Idle,
     One(F),
+    Few(Vec<Option<F>>),
     Many(FuturesUnordered<F>),
 }
 
@@ -663,10 +670,23 @@ impl<F: Future + Unpin> InFlight<F> {
         *self = match std::mem::take(self) {
             InFlight::Idle => InFlight::One(future),
             InFlight::One(first) => {
-                let set = FuturesUnordered::new();
-                set.push(first);
-                set.push(future);
-                InFlight::Many(set)
+                let mut few = Vec::with_capacity(4);
+                few.push(Some(first));
+                few.push(Some(future));
+                InFlight::Few(few)
+            }
+            InFlight::Few(mut few) => {
+                if let Some(free) = few.iter_mut().find(|slot| slot.is_none()) {
+                    *free = Some(future);
+                    InFlight::Few(few)
+                } else if few.len() < FEW {
+                    few.push(Some(future));
+                    InFlight::Few(few)
+                } else {
+                    let set: FuturesUnordered<F> = few.into_iter().flatten().collect();
+                    set.push(future);
+                    InFlight::Many(set)
+                }
             }
             InFlight::Many(set) => {
                 set.push(future);
@@ -676,50 +696,102 @@ impl<F: Future + Unpin> InFlight<F> {
     }
 
     fn iter(&self) -> impl Iterator<Item = &F> {
-        let (one, many) = match self {
-            InFlight::Idle => (None, None),
-            InFlight::One(future) => (Some(future), None),
-            InFlight::Many(set) => (None, Some(set.iter())),
+        let (one, few, many) = match self {
+            InFlight::Idle => (None, None, None),
+            InFlight::One(future) => (Some(future), None, None),
+            InFlight::Few(few) => (None, Some(few.iter().flatten()), None),
+            InFlight::Many(set) => (None, None, Some(set.iter())),
         };
-        one.into_iter().chain(many.into_iter().flatten())
+        one.into_iter()
+            .chain(few.into_iter().flatten())
+            .chain(many.into_iter().flatten())
     }
 
     /// The next output; `None` when nothing is in flight.
     fn next(&mut self) -> impl Future<Output = Option<F::Output>> + '_ {
-        std::future::poll_fn(move |cx| {
-            let output = match self {
-                InFlight::Idle => return Poll::Ready(None),
-                InFlight::One(future) => std::task::ready!(Pin::new(future).poll(cx)),
-                InFlight::Many(set) => match std::task::ready!(set.poll_next_unpin(cx)) {
-                    Some(output) => output,
-                    None => {
-                        *self = InFlight::Idle;
-                        return Poll::Ready(None);
-                    }
-                },
-            };
-            if matches!(self, InFlight::One(_)) {
-                *self = InFlight::Idle;
-            }
-            Poll::Ready(Some(output))
-        })
+        std::future::poll_fn(move |cx| self.poll_next(cx))
     }
+
+    /// Polls for the next output; `None` when nothing is in flight.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<F::Output>> {
+        let output = match self {
+            InFlight::Idle => return Poll::Ready(None),
+            InFlight::One(future) => std::task::ready!(Pin::new(future).poll(cx)),
+            InFlight::Few(few) => {
+                let mut pending = false;
+                for slot in few.iter_mut() {
+                    let Some(future) = slot else { continue };
+                    if let Poll::Ready(output) = Pin::new(future).poll(cx) {
+                        *slot = None;
+                        return Poll::Ready(Some(output));
+                    }
+                    pending = true;
+                }
+                if pending {
+                    return Poll::Pending;
+                }
+                *self = InFlight::Idle;
+                return Poll::Ready(None);
+            }
+            InFlight::Many(set) => match std::task::ready!(set.poll_next_unpin(cx)) {
+                Some(output) => output,
+                None => {
+                    *self = InFlight::Idle;
+                    return Poll::Ready(None);
+                }
+            },
+        };
+        if matches!(self, InFlight::One(_)) {
+            *self = InFlight::Idle;
+        }
+        Poll::Ready(Some(output))
+    }
+}
+
+/// The permission round of one run: the calls being decided.
+struct Asking {
+    /// Calls whose permission is being decided, with their tokens.
+    asked: Vec<(String, CancelToken)>,
+    deciding: InFlight<BoxFuture<(String, Decision)>>,
+}
+
+/// The next decision of a policy that did not answer at once; `None` when none is pending.
+fn next_decision(
+    asking: &mut Option<Box<Asking>>,
+) -> impl Future<Output = Option<(String, Decision)>> + '_ {
+    std::future::poll_fn(move |cx| match asking {
+        Some(asking) => asking.deciding.poll_next(cx),
+        None => Poll::Ready(None),
+    })
 }
 
 /// The calls the driver holds for one run.
 struct Calls {
     /// Calls whose permission is being decided, with their tokens.
-    asked: Vec<(String, CancelToken)>,
-    deciding: InFlight<BoxFuture<(String, Decision)>>,
+    /// The permission round's part, made by the first ask (a run under `AllowAll` has
+    /// none).
+    asking: Option<Box<Asking>>,
     running: InFlight<Launched>,
     data: RunData,
 }
 
 impl Calls {
+    /// The permission round's part, made on first use.
+    fn asking(&mut self) -> &mut Asking {
+        self.asking.get_or_insert_with(|| {
+            Box::new(Asking {
+                asked: Vec::new(),
+                deciding: InFlight::Idle,
+            })
+        })
+    }
+
     /// The policy's view of `request`, with the call's token (kept for its dispatch).
-    fn asking(&mut self, request: &CallRequest) -> ToolRequestCtx {
+    fn ask(&mut self, request: &CallRequest) -> ToolRequestCtx {
         let cancel = CancelToken::new();
-        self.asked.push((request.id.clone(), cancel.clone()));
+        self.asking()
+            .asked
+            .push((request.id.clone(), cancel.clone()));
         ToolRequestCtx {
             id: request.id.clone(),
             parent_id: request.parent_id.clone(),
@@ -734,10 +806,11 @@ impl Calls {
     /// The handler's view of `request`, taking it whole; the call's token is the one its
     /// policy saw, if it was asked.
     fn dispatching(&mut self, request: CallRequest) -> ToolRequestCtx {
-        let cancel = match self.asked.iter().position(|(id, _)| *id == request.id) {
-            Some(index) => self.asked.swap_remove(index).1,
-            None => CancelToken::new(),
-        };
+        let asked = self.asking.as_mut().and_then(|asking| {
+            let index = asking.asked.iter().position(|(id, _)| *id == request.id)?;
+            Some(asking.asked.swap_remove(index).1)
+        });
+        let cancel = asked.unwrap_or_default();
         ToolRequestCtx {
             id: request.id,
             parent_id: request.parent_id,
@@ -750,9 +823,11 @@ impl Calls {
     }
 
     fn cancel(&mut self, envelope: &Envelope, ids: &[String]) {
-        for id in ids {
-            if let Some(index) = self.asked.iter().position(|(asked, _)| asked == id) {
-                self.asked.swap_remove(index).1.cancel();
+        if let Some(asking) = self.asking.as_mut() {
+            for id in ids {
+                if let Some(index) = asking.asked.iter().position(|(asked, _)| asked == id) {
+                    asking.asked.swap_remove(index).1.cancel();
+                }
             }
         }
         let calls: Vec<usize> = ids.iter().filter_map(|id| envelope.index_of(id)).collect();
@@ -764,8 +839,10 @@ impl Calls {
     }
 
     fn cancel_all(&mut self) {
-        for (_, token) in self.asked.drain(..) {
-            token.cancel();
+        if let Some(asking) = self.asking.as_mut() {
+            for (_, token) in asking.asked.drain(..) {
+                token.cancel();
+            }
         }
         for launched in self.running.iter() {
             launched.cancel.cancel();

@@ -110,19 +110,21 @@ pub struct CallProgress {
 /// Longest argument text in a [`CallProgress`], in characters.
 pub const PROGRESS_ARGS_CHARS: usize = 200;
 
-/// When one call started and finished, in milliseconds since the run began.
+/// What progress tracks of one call: whether it awaits its permission decision (only
+/// meaningful while it is `running`), and when it started and finished, in milliseconds
+/// since the run began.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Timing {
+pub(crate) struct Track {
+    pub(crate) waiting: bool,
     started: Option<u64>,
     finished: Option<u64>,
 }
 
 /// Records `now` as the start of every call that is running (not awaiting permission)
 /// without a start yet, and as the end of every terminal call without an end yet.
-pub(crate) fn stamp(timings: &mut [Timing], calls: &[AuditRecord], waiting: &[bool], now: u64) {
-    for (index, (timing, call)) in timings.iter_mut().zip(calls).enumerate() {
-        let awaiting = waiting.get(index).copied().unwrap_or(false);
-        if call.status == Status::Running && !awaiting && timing.started.is_none() {
+pub(crate) fn stamp(tracks: &mut [Track], calls: &[AuditRecord], now: u64) {
+    for (timing, call) in tracks.iter_mut().zip(calls) {
+        if call.status == Status::Running && !timing.waiting && timing.started.is_none() {
             timing.started = Some(now);
         }
         if call.status.is_terminal() && timing.finished.is_none() {
@@ -157,17 +159,15 @@ where
     }
 }
 
-/// The snapshot of `calls`; `waiting[i]` says whether call `i` awaits its permission
-/// decision (only meaningful while it is `running`); `timings[i]` when it ran.
+/// The snapshot of `calls`; `tracks[i]` is call `i`'s [`Track`].
 pub(crate) fn snapshot(
     id: &str,
     direct: Option<&str>,
     live: bool,
     calls: &[AuditRecord],
-    waiting: &[bool],
-    timings: &[Timing],
+    tracks: &[Track],
 ) -> Progress {
-    let awaiting = |index: usize| waiting.get(index).copied().unwrap_or(false);
+    let awaiting = |index: usize| tracks.get(index).is_some_and(|track| track.waiting);
     let mut active = Vec::new();
     let mut permission_waits = Vec::new();
     for (index, call) in calls.iter().enumerate() {
@@ -192,7 +192,7 @@ pub(crate) fn snapshot(
             .iter()
             .enumerate()
             .map(|(index, c)| {
-                let timing = timings.get(index).copied().unwrap_or_default();
+                let timing = tracks.get(index).copied().unwrap_or_default();
                 CallProgress {
                     id: c.id.clone(),
                     tool: c.tool.clone(),

@@ -18,7 +18,7 @@ impl Envelope {
     /// Records and prepares a suspension's requests; the phase becomes [`Phase::Calls`].
     pub(super) fn begin(
         &mut self,
-        requests: Vec<ToolRequest>,
+        requests: impl ExactSizeIterator<Item = ToolRequest>,
         direct: bool,
         single: bool,
         scope: &'static str,
@@ -32,9 +32,8 @@ impl Envelope {
         let first = self.calls.len();
         self.reserve_calls(count);
         let pending = requests
-            .iter()
             .enumerate()
-            .map(|(position, request)| Some(self.prepare(request, batch, position, direct)))
+            .map(|(position, request)| Some(self.prepare(&request, batch, position, direct)))
             .collect();
         self.report(true);
         self.phase = Phase::Calls(Batch {
@@ -95,8 +94,7 @@ impl Envelope {
         };
         self.calls.push(record);
         self.states.push(CallState::Queued);
-        self.waiting.push(false);
-        self.timings.push(crate::progress::Timing::default());
+        self.tracks.push(crate::progress::Track::default());
         prepared
     }
 
@@ -245,8 +243,7 @@ impl Envelope {
         let more = count.max(len);
         self.calls.reserve_exact(more);
         self.states.reserve_exact(more);
-        self.waiting.reserve_exact(more);
-        self.timings.reserve_exact(more);
+        self.tracks.reserve_exact(more);
     }
 
     /// Every member ended: resumes the machine, or settles a direct call.
@@ -453,7 +450,9 @@ impl Envelope {
                 record.preview = Some(why.to_owned());
             }
         }
-        self.waiting.iter_mut().for_each(|w| *w = false);
+        self.tracks
+            .iter_mut()
+            .for_each(|track| track.waiting = false);
         if !held.is_empty() {
             self.cold().outbox.push_back(Event::Cancel(held));
         }

@@ -327,10 +327,9 @@ pub struct Envelope {
     cold: Option<Box<Cold>>,
     calls: Vec<AuditRecord>,
     states: Vec<CallState>,
-    /// By call: whether it awaits its permission decision (for progress snapshots).
-    waiting: Vec<bool>,
-    /// By call: when it started running and finished (for progress snapshots).
-    timings: Vec<progress::Timing>,
+    /// By call: whether it awaits its permission decision, when it started running and
+    /// finished (for progress snapshots).
+    tracks: Vec<progress::Track>,
     next_batch: u64,
     started: Instant,
     /// A refused envelope whose elapsed time the first poll sets.
@@ -389,8 +388,7 @@ impl Envelope {
             cold,
             calls: Vec::new(),
             states: Vec::new(),
-            waiting: Vec::new(),
-            timings: Vec::new(),
+            tracks: Vec::new(),
             next_batch: 1,
             started: now,
             refused_untimed: false,
@@ -499,8 +497,7 @@ impl Envelope {
             cold: None,
             calls: Vec::new(),
             states: Vec::new(),
-            waiting: Vec::new(),
-            timings: Vec::new(),
+            tracks: Vec::new(),
             next_batch: 1,
             started: now,
             refused_untimed: true,
@@ -564,15 +561,14 @@ impl Envelope {
     /// The snapshot of the calls right now (whether or not progress is kept).
     #[must_use]
     pub fn progress(&self) -> Progress {
-        let mut timings = self.timings.clone();
-        progress::stamp(&mut timings, &self.calls, &self.waiting, self.elapsed_ms());
+        let mut tracks = self.tracks.clone();
+        progress::stamp(&mut tracks, &self.calls, self.elapsed_ms());
         progress::snapshot(
             &self.id,
             self.direct.as_deref(),
             !self.is_settled(),
             self.calls(),
-            &self.waiting,
-            &timings,
+            &tracks,
         )
     }
 
@@ -728,7 +724,7 @@ impl Envelope {
                 if !direct {
                     self.direct = None;
                 }
-                self.begin(vec![request], direct, true, "script");
+                self.begin(std::iter::once(request), direct, true, "script");
                 None
             }
             Step::Batch(requests) => {
@@ -738,7 +734,7 @@ impl Envelope {
                 } else {
                     "script"
                 };
-                self.begin(requests, false, false, scope);
+                self.begin(requests.into_iter(), false, false, scope);
                 None
             }
         }
@@ -806,14 +802,13 @@ impl Envelope {
         self.unreported = false;
         if self.options.progress {
             let now = self.elapsed_ms();
-            progress::stamp(&mut self.timings, &self.calls, &self.waiting, now);
+            progress::stamp(&mut self.tracks, &self.calls, now);
             let snapshot = progress::snapshot(
                 &self.id,
                 self.direct.as_deref(),
                 live,
                 &self.calls,
-                &self.waiting,
-                &self.timings,
+                &self.tracks,
             );
             self.cold().snapshots.push(snapshot);
         }
@@ -829,8 +824,8 @@ impl Envelope {
     }
 
     fn set_waiting(&mut self, call: usize, waiting: bool) {
-        if let Some(slot) = self.waiting.get_mut(call) {
-            *slot = waiting;
+        if let Some(track) = self.tracks.get_mut(call) {
+            track.waiting = waiting;
         }
     }
 }
