@@ -163,7 +163,7 @@ pub fn policy(
         })
         .collect();
     PolicyFn(
-        move |request: &ToolRequestCtx| match denied.get(&request.tool) {
+        move |request: &ToolRequestCtx| match denied.get(&*request.tool) {
             Some(reason) => Decision::Deny(reason.clone()),
             None => Decision::Allow,
         },

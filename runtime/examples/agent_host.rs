@@ -115,7 +115,7 @@ struct MailPolicy;
 
 impl ptc_runtime::PermissionPolicy for MailPolicy {
     fn check(&self, request: &ToolRequestCtx) -> ptc_runtime::BoxFuture<Decision> {
-        let outside = request.tool == "Send"
+        let outside = &*request.tool == "Send"
             && !request.arguments["to"]
                 .as_str()
                 .is_some_and(|to| to.ends_with("@example.com"));

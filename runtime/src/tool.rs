@@ -227,12 +227,12 @@ impl ToolResult {
 pub struct ToolRequestCtx {
     /// This request's own id, `ENVELOPE/N`.
     pub id: String,
-    /// The envelope (ToolCall) id.
-    pub parent_id: String,
+    /// The envelope (ToolCall) id (shared by every call of the envelope).
+    pub parent_id: Arc<str>,
     /// Always `ptc`: the request came from a script.
     pub source: &'static str,
-    /// The tool's name.
-    pub tool: String,
+    /// The tool's name (shared with the program's tool table).
+    pub tool: Arc<str>,
     /// The validated argument object.
     pub arguments: serde_json::Value,
     /// Fires when the run is cancelled, denied or timed out; a long handler should stop.

@@ -82,7 +82,7 @@ impl Envelope {
                         Ok(CallRequest {
                             id: record.id.clone(),
                             parent_id: self.id.clone(),
-                            tool: request.tool.to_string(),
+                            tool: request.tool.clone(),
                             arguments,
                             batch,
                             position,
@@ -339,7 +339,7 @@ impl Envelope {
 
     /// The index of call `id` of this envelope, whether or not it still takes answers.
     pub(crate) fn index_of(&self, id: &str) -> Option<usize> {
-        id.strip_prefix(self.id.as_str())
+        id.strip_prefix(&*self.id)
             .and_then(|rest| rest.strip_prefix('/'))
             .and_then(|n| n.parse::<usize>().ok())
             .and_then(|n| n.checked_sub(1))

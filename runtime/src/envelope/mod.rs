@@ -151,10 +151,10 @@ impl EnvelopeConfig {
 pub struct CallRequest {
     /// The call's id, `ENVELOPE/N`.
     pub id: String,
-    /// The envelope id.
-    pub parent_id: String,
-    /// The tool.
-    pub tool: String,
+    /// The envelope id (shared by every call of the envelope).
+    pub parent_id: Arc<str>,
+    /// The tool (shared with the program's tool table).
+    pub tool: Arc<str>,
     /// The converted, schema-validated argument object.
     pub arguments: Json,
     /// The batch number, for `parallel` batches of more than one call.
@@ -315,7 +315,8 @@ struct Cold {
 /// One ToolCall envelope; see the module docs.
 #[derive(Debug)]
 pub struct Envelope {
-    id: String,
+    /// The envelope id, shared with every [`CallRequest`].
+    id: Arc<str>,
     registry: Arc<Registry>,
     /// The budgets of an envelope with no machine (refused); otherwise the machine's.
     refused_limits: Option<Box<Limits>>,
@@ -378,7 +379,7 @@ impl Envelope {
             })
         });
         Envelope {
-            id,
+            id: id.into(),
             machine: Some(Machine::new(program, limits)),
             registry,
             refused_limits: None,
@@ -487,7 +488,7 @@ impl Envelope {
         } = config;
         let outcome = settle::refused_outcome(&id, kind, message);
         Envelope {
-            id,
+            id: id.into(),
             registry,
             refused_limits: Some(Box::new(limits)),
             options,

@@ -87,7 +87,7 @@ impl Envelope {
     /// An outcome without its audit and notes: [`Envelope::finish`] moves them in.
     fn outcome(&self, kind: OutcomeKind, text: String) -> Outcome {
         Outcome {
-            id: self.id.clone(),
+            id: self.id.to_string(),
             kind,
             text,
             value: None,
