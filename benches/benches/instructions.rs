@@ -1,15 +1,17 @@
 //! Callgrind instruction counts of issue #16's workloads (gungraun): ptc with fuel metering
-//! on beside Lua 5.4 through mlua (feature `lua54`, or `peers`), so every ratio of the issue's table is
-//! repeatable by anyone with valgrind and `gungraun-runner` (see `benches/README.md`):
+//! on beside Lua 5.4 through mlua (feature `lua54`, or `peers`), so every ratio of the
+//! issue's table is repeatable by anyone with valgrind and `gungraun-runner` (see
+//! `benches/README.md`):
 //!
 //! ```sh
 //! cargo bench -p ptc-benches --features lua54 --bench instructions
 //! ```
 //!
-//! Without either feature only the ptc rows run (mlua is an optional dependency, so `cargo test`
-//! and CI's clippy never build Lua). `cargo test` does not run this file (`test = false`,
-//! the default for benches) and a plain `cargo bench -p ptc-benches` skips it (`bench =
-//! false` in `Cargo.toml`).
+//! Without either feature only the ptc rows run (mlua is an optional dependency, so `cargo
+//! test` and CI's clippy never build Lua). `cargo test` does not run this file (`test =
+//! false`, the default for benches) and a plain `cargo bench -p ptc-benches` skips it
+//! (`bench = false` in `Cargo.toml`). Run directly, without cargo's `--bench`, the binary
+//! is in gungraun's test mode: every case once, natively (no valgrind), answers checked.
 //!
 //! Invariants: a case's setup builds everything outside the measured function (ptc: compile
 //! once; Lua: a state with the chunk loaded), makes one warm-up call and asserts its answer
@@ -276,13 +278,16 @@ fn on_path(program: &str) -> bool {
 fn main() {
     // gungraun runs this binary again under valgrind (`--gungraun-run ...`) with the
     // environment cleared: only the first, outer invocation checks the tools.
+    // Without `--bench` (the binary run directly) gungraun is in test mode: each case runs
+    // once natively, answers checked, and only the runner is needed.
     let inner = std::env::args().nth(1).as_deref() == Some("--gungraun-run");
+    let bench = std::env::args().any(|argument| argument == "--bench");
     if !inner {
         let missing: Vec<_> = TOOLS
             .iter()
-            .filter(|(program, _)| {
-                !(on_path(program)
-                    || (*program == "gungraun-runner" && option_env!("GUNGRAUN_RUNNER").is_some()))
+            .filter(|(program, _)| match *program {
+                "gungraun-runner" => !on_path(program) && option_env!("GUNGRAUN_RUNNER").is_none(),
+                _ => bench && !on_path(program),
             })
             .collect();
         if !missing.is_empty() {
