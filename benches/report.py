@@ -4,6 +4,12 @@
 Reads target/criterion/<group>/<engine>/new/estimates.json (median point estimate and its
 95% confidence interval) and prints a Markdown table per group with ptc/peer ratios, then
 the issue #5 target checks. Usage: python3 benches/report.py [target/criterion] > table.md
+
+With `--gungraun [DIR]` it instead reads the summaries of the instruction-count bench
+(`cargo bench -p ptc-benches --features lua54 --bench instructions -- --save-summary`,
+DIR defaulting to target/gungraun/ptc-benches/instructions) and prints the table
+"ptc vs Lua 5.4, instructions" with ratios, the primitive-call overhead and issue #16's
+instruction targets.
 """
 import json
 import pathlib
@@ -125,5 +131,81 @@ def targets(results):
     return "\n".join(lines)
 
 
+# Issue #16's workloads: (bench id, label, Lua 5.4 bench id, target ptc/Lua ratio or None).
+GUNGRAUN_ROWS = [
+    ("fib25", "fib(25)", "fib25", 1.0),
+    ("loop_1e6", "loop 1e6 (`dotimes` / numeric `for`)", "loop_1e6", 1.0),
+    ("list_10k", "list 10k vs Lua tables", "list_10k", 1.5),
+    ("list_10k", "list 10k vs Lua cons cells", "list_10k_cons", 1.0),
+    ("string_build", "string build (126 KB: concat, split, join, upcase)", "string_build", 1.0),
+    ("closures_10k", "closures 10k", "closures_10k", 1.0),
+    ("plist_get_100k", "100k `plist-get` vs Lua `t[k]`", "plist_get_100k", None),
+    ("cold_request", "cold request (compile + run; Lua: `load` + call, state reused)",
+     "cold_request", None),
+]
+PRIM_CALLS = 100_000
+PRIM_TARGET = 120
+
+
+def gungraun_load(root):
+    """{(function, id): instructions} from every summary.json under root."""
+    counts = {}
+    for path in root.glob("**/summary.json"):
+        summary = json.loads(path.read_text())
+        for profile in summary.get("profiles", []):
+            if profile.get("tool") != "Callgrind":
+                continue
+            values = profile["data"]["total"]["metrics"]["Ir"]["values"]
+            value = values.get("new", next(iter(values.values()), None))
+            if value is not None:
+                counts[(summary["function_name"], summary["id"])] = int(value)
+    return counts
+
+
+def n(value):
+    return f"{value:,}".replace(",", " ")
+
+
+def gungraun_report(root):
+    counts = gungraun_load(root)
+    if not counts:
+        sys.exit(f"no gungraun summaries under {root}: run the bench with -- --save-summary")
+    lines = ["| workload | ptc instructions | Lua 5.4 instructions | ptc / Lua | issue #16 target |",
+             "|---|---|---|---|---|"]
+    for ptc_id, label, lua_id, target in GUNGRAUN_ROWS:
+        ptc, lua = counts.get(("ptc", ptc_id)), counts.get(("lua54", lua_id))
+        if ptc is None:
+            continue
+        ratio = f"{ptc / lua:.2f}" if lua else "—"
+        verdict = ""
+        if target is not None and lua:
+            verdict = f"≤ {target:.1f}: {'met' if ptc / lua <= target else 'missed'}"
+        lines.append(f"| {label} | {n(ptc)} | {n(lua) if lua else '—'} | {ratio} | {verdict} |")
+    lines += ["", f"| primitive call ({n(PRIM_CALLS)} calls, 2 small arguments) | ptc instructions "
+              f"| per call over the baseline loop | target ≤ {PRIM_TARGET} |", "|---|---|---|---|"]
+    base = counts.get(("ptc", "prim_baseline"))
+    if base is not None:
+        lines.append(f"| baseline loop (a variable, no call) | {n(base)} | 0 | |")
+        for case in sorted(k[1] for k in counts if k[0] == "ptc" and k[1].startswith("prim_")):
+            if case == "prim_baseline":
+                continue
+            count = counts[("ptc", case)]
+            per = (count - base) / PRIM_CALLS
+            name = case.removeprefix("prim_").replace("_", "-")
+            lines.append(f"| `{name}` | {n(count)} | {per:.0f} | "
+                         f"{'met' if per <= PRIM_TARGET else 'missed'} |")
+    metered, unmetered = counts.get(("ptc", "loop_1e6")), counts.get(("ptc", "loop_1e6_unmetered"))
+    if metered and unmetered:
+        over = metered / unmetered
+        lines += ["", "| metering overhead (loop 1e6, metered / unmetered instructions) | ratio | target ≤ 1.05 |",
+                  "|---|---|---|",
+                  f"| {n(metered)} / {n(unmetered)} | {over:.4f} | {'met' if over <= 1.05 else 'missed'} |"]
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--gungraun":
+        print(gungraun_report(pathlib.Path(
+            sys.argv[2] if len(sys.argv) > 2 else "target/gungraun/ptc-benches/instructions")))
+    else:
+        main()
