@@ -176,6 +176,16 @@ impl Value {
         Value::Str(Arc::new(Str { text, char_len }))
     }
 
+    /// A string value whose character count `char_len` the caller already knows (from the
+    /// cached counts of the parts it was built from), so the text is not scanned again.
+    /// A wrong count is a caller bug: debug builds assert it.
+    #[must_use]
+    pub(crate) fn counted_string(text: impl Into<Box<str>>, char_len: usize) -> Value {
+        let text = text.into();
+        debug_assert_eq!(char_len, text.chars().count());
+        Value::Str(Arc::new(Str { text, char_len }))
+    }
+
     /// A cons of `car` and `cdr`; its weight is computed here, in O(1).
     #[must_use]
     pub fn cons(car: Value, cdr: Value) -> Value {
@@ -350,14 +360,42 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
-/// Length of the decimal text of `n`, with its sign.
+/// Powers of ten that fit in a `u64`: `POW10[k]` = 10^k.
+const POW10: [u64; 20] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+    10_000_000_000_000_000_000,
+];
+
+/// Length of the decimal text of `n`, with its sign. Branch-free (every integer car of a
+/// fresh cons is measured): the bit length times log10(2), as 1233/4096, is the digit
+/// count or one more, and one table compare decides which.
+#[inline]
 fn decimal_len(n: i64) -> u64 {
     let sign = u64::from(n < 0);
-    let digits = n
-        .unsigned_abs()
-        .checked_ilog10()
-        .map_or(1, |d| u64::from(d) + 1);
-    sign + digits
+    let m = n.unsigned_abs() | 1;
+    let bits = u64::from(u64::BITS - m.leading_zeros());
+    // bits <= 64, so guess <= 19.
+    let guess = (bits * 1233) >> 12;
+    let below = POW10.get(guess as usize).map_or(0, |p| u64::from(m < *p));
+    sign + guess + 1 - below
 }
 
 /// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
@@ -477,6 +515,18 @@ mod tests {
             }
         );
         assert_eq!(Value::string("é").as_str().map(str::len), Some(2));
+    }
+
+    #[test]
+    fn decimal_len_is_the_length_of_the_decimal_text() {
+        let mut cases = vec![0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1];
+        for k in 0..19 {
+            let p = 10i64.pow(k);
+            cases.extend([p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]);
+        }
+        for n in cases {
+            assert_eq!(decimal_len(n), n.to_string().len() as u64, "{n}");
+        }
     }
 
     #[test]
