@@ -21,6 +21,7 @@
 
 use crate::symbol::Symbol;
 use num_bigint::BigInt;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A guest value.
@@ -190,6 +191,14 @@ impl Value {
     #[must_use]
     pub fn cons(car: Value, cdr: Value) -> Value {
         let weight = Weight::leaf(1).plus(car.weight()).plus(cdr.weight());
+        if let Some(mut recycled) = recycled_cons()
+            && let Some(cell) = Arc::get_mut(&mut recycled)
+        {
+            overwrite(&mut cell.car, car);
+            overwrite(&mut cell.cdr, cdr);
+            cell.weight = weight;
+            return Value::Cons(recycled);
+        }
         Value::Cons(Arc::new(Cons { car, cdr, weight }))
     }
 
@@ -398,6 +407,54 @@ fn decimal_len(n: i64) -> u64 {
     sign + guess + 1 - below
 }
 
+/// The most cons allocations one thread keeps for reuse (~1.2 MB of 72-byte cells).
+const CONS_POOL_CAP: usize = 16_384;
+
+thread_local! {
+    /// Cons allocations released by [`Cons`]'s iterative drop, each unique (one strong
+    /// reference, no weak one) and holding `nil` car and cdr, for [`Value::cons`] to reuse
+    /// instead of a `malloc`/`free` pair. Guest budgets are unaffected: a cons is charged
+    /// when it is made, whether its memory is fresh or recycled.
+    static CONS_POOL: RefCell<Vec<Arc<Cons>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Stores `value` in `slot`, skipping the drop of an old value that holds no reference
+/// (a recycled cell's fields are nil).
+#[inline(always)]
+fn overwrite(slot: &mut Value, value: Value) {
+    let old = std::mem::replace(slot, value);
+    if old.is_immediate() {
+        std::mem::forget(old);
+    }
+}
+
+/// A recycled cons allocation, if this thread has one.
+#[inline]
+fn recycled_cons() -> Option<Arc<Cons>> {
+    CONS_POOL
+        .try_with(|pool| pool.try_borrow_mut().ok().and_then(|mut pool| pool.pop()))
+        .ok()
+        .flatten()
+}
+
+/// Keeps the emptied, unique cons allocation `cell` for reuse, or frees it when the pool
+/// is full (or this thread is exiting).
+#[inline]
+fn recycle_cons(cell: Arc<Cons>) {
+    let kept = CONS_POOL.try_with(|pool| match pool.try_borrow_mut() {
+        Ok(mut pool) if pool.len() < CONS_POOL_CAP => {
+            if pool.capacity() == 0 {
+                pool.reserve_exact(CONS_POOL_CAP);
+            }
+            pool.push(cell);
+            None
+        }
+        _ => Some(cell),
+    });
+    // `cell`, when it was not kept, drops here: its fields are nil, so its drop is O(1).
+    drop(kept);
+}
+
 /// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
 /// children are released by the loop in [`drop_iteratively`] instead of by recursion.
 fn defer(value: Value, stack: &mut Vec<Value>) {
@@ -449,14 +506,21 @@ impl Drop for Cons {
         let mut next = std::mem::take(&mut self.cdr);
         loop {
             match next {
-                Value::Cons(c) => match Arc::into_inner(c) {
-                    Some(mut cell) => {
-                        if is_branch(&cell.car) {
-                            defer(std::mem::take(&mut cell.car), &mut stack);
+                Value::Cons(mut c) => match Arc::get_mut(&mut c) {
+                    Some(cell) => {
+                        let car = std::mem::take(&mut cell.car);
+                        if is_branch(&car) {
+                            defer(car, &mut stack);
+                        } else if car.is_immediate() {
+                            std::mem::forget(car);
+                        } else {
+                            drop(car);
                         }
                         next = std::mem::take(&mut cell.cdr);
-                        // `cell` now holds no branch: its own drop returns at once.
+                        // The cell now holds nil twice: reused, or freed in O(1).
+                        recycle_cons(c);
                     }
+                    // Shared: the other owners keep the rest of the chain alive.
                     None => break,
                 },
                 Value::Vector(_) => {
@@ -536,6 +600,31 @@ mod tests {
             x = Value::list([x.clone(), x]);
         }
         assert_eq!(x.weight().nodes, Weight::MAX_COUNT);
+    }
+
+    #[test]
+    fn dropped_cells_are_recycled_with_fresh_fields_and_weights() {
+        let pooled = || CONS_POOL.with(|pool| pool.borrow().len());
+        let list = Value::list((0..100).map(Value::Int));
+        let after_build = pooled();
+        drop(list);
+        // The head cell is freed by its `Arc`; the 99 after it are kept.
+        assert_eq!(pooled(), after_build + 99);
+        let again = Value::list([Value::string("ab"), Value::Int(-7)]);
+        assert_eq!(pooled(), after_build + 97);
+        // two conses + "ab" + "-7"; nodes: two conses, two atoms, the final nil
+        assert_eq!(
+            again.weight(),
+            Weight {
+                bytes: 6,
+                nodes: 5,
+                has_closure: false
+            }
+        );
+        let items: Vec<&Value> = again.iter().collect();
+        assert_eq!(items.first().and_then(|v| v.as_str()), Some("ab"));
+        assert!(matches!(items.get(1), Some(Value::Int(-7))));
+        assert_eq!(items.len(), 2);
     }
 
     #[test]
