@@ -396,7 +396,6 @@ const POW10: [u64; 20] = [
 /// Length of the decimal text of `n`, with its sign. Branch-free (every integer car of a
 /// fresh cons is measured): the bit length times log10(2), as 1233/4096, is the digit
 /// count or one more, and one table compare decides which.
-#[inline]
 fn decimal_len(n: i64) -> u64 {
     let sign = u64::from(n < 0);
     let m = n.unsigned_abs() | 1;
