@@ -21,6 +21,7 @@
 
 use crate::symbol::Symbol;
 use num_bigint::BigInt;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A guest value.
@@ -176,10 +177,28 @@ impl Value {
         Value::Str(Arc::new(Str { text, char_len }))
     }
 
+    /// A string value whose character count `char_len` the caller already knows (from the
+    /// cached counts of the parts it was built from), so the text is not scanned again.
+    /// A wrong count is a caller bug: debug builds assert it.
+    #[must_use]
+    pub(crate) fn counted_string(text: impl Into<Box<str>>, char_len: usize) -> Value {
+        let text = text.into();
+        debug_assert_eq!(char_len, text.chars().count());
+        Value::Str(Arc::new(Str { text, char_len }))
+    }
+
     /// A cons of `car` and `cdr`; its weight is computed here, in O(1).
     #[must_use]
     pub fn cons(car: Value, cdr: Value) -> Value {
         let weight = Weight::leaf(1).plus(car.weight()).plus(cdr.weight());
+        if let Some(mut recycled) = recycled_cons()
+            && let Some(cell) = Arc::get_mut(&mut recycled)
+        {
+            overwrite(&mut cell.car, car);
+            overwrite(&mut cell.cdr, cdr);
+            cell.weight = weight;
+            return Value::Cons(recycled);
+        }
         Value::Cons(Arc::new(Cons { car, cdr, weight }))
     }
 
@@ -350,14 +369,89 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
-/// Length of the decimal text of `n`, with its sign.
+/// Powers of ten that fit in a `u64`: `POW10[k]` = 10^k.
+const POW10: [u64; 20] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+    10_000_000_000_000_000_000,
+];
+
+/// Length of the decimal text of `n`, with its sign. Branch-free (every integer car of a
+/// fresh cons is measured): the bit length times log10(2), as 1233/4096, is the digit
+/// count or one more, and one table compare decides which.
 fn decimal_len(n: i64) -> u64 {
     let sign = u64::from(n < 0);
-    let digits = n
-        .unsigned_abs()
-        .checked_ilog10()
-        .map_or(1, |d| u64::from(d) + 1);
-    sign + digits
+    let m = n.unsigned_abs() | 1;
+    let bits = u64::from(u64::BITS - m.leading_zeros());
+    // bits <= 64, so guess <= 19.
+    let guess = (bits * 1233) >> 12;
+    let below = POW10.get(guess as usize).map_or(0, |p| u64::from(m < *p));
+    sign + guess + 1 - below
+}
+
+/// The most cons allocations one thread keeps for reuse (~1.2 MB of 72-byte cells).
+const CONS_POOL_CAP: usize = 16_384;
+
+thread_local! {
+    /// Cons allocations released by [`Cons`]'s iterative drop, each unique (one strong
+    /// reference, no weak one) and holding `nil` car and cdr, for [`Value::cons`] to reuse
+    /// instead of a `malloc`/`free` pair. Guest budgets are unaffected: a cons is charged
+    /// when it is made, whether its memory is fresh or recycled.
+    static CONS_POOL: RefCell<Vec<Arc<Cons>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Stores `value` in `slot`, skipping the drop of an old value that holds no reference
+/// (a recycled cell's fields are nil).
+#[inline(always)]
+fn overwrite(slot: &mut Value, value: Value) {
+    let old = std::mem::replace(slot, value);
+    if old.is_immediate() {
+        std::mem::forget(old);
+    }
+}
+
+/// A recycled cons allocation, if this thread has one.
+#[inline]
+fn recycled_cons() -> Option<Arc<Cons>> {
+    CONS_POOL
+        .try_with(|pool| pool.try_borrow_mut().ok().and_then(|mut pool| pool.pop()))
+        .ok()
+        .flatten()
+}
+
+/// Keeps the emptied, unique cons allocation `cell` for reuse, or frees it when the pool
+/// is full (or this thread is exiting).
+#[inline]
+fn recycle_cons(cell: Arc<Cons>) {
+    let kept = CONS_POOL.try_with(|pool| match pool.try_borrow_mut() {
+        Ok(mut pool) if pool.len() < CONS_POOL_CAP => {
+            if pool.capacity() == 0 {
+                pool.reserve_exact(CONS_POOL_CAP);
+            }
+            pool.push(cell);
+            None
+        }
+        _ => Some(cell),
+    });
+    // `cell`, when it was not kept, drops here: its fields are nil, so its drop is O(1).
+    drop(kept);
 }
 
 /// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
@@ -411,14 +505,21 @@ impl Drop for Cons {
         let mut next = std::mem::take(&mut self.cdr);
         loop {
             match next {
-                Value::Cons(c) => match Arc::into_inner(c) {
-                    Some(mut cell) => {
-                        if is_branch(&cell.car) {
-                            defer(std::mem::take(&mut cell.car), &mut stack);
+                Value::Cons(mut c) => match Arc::get_mut(&mut c) {
+                    Some(cell) => {
+                        let car = std::mem::take(&mut cell.car);
+                        if is_branch(&car) {
+                            defer(car, &mut stack);
+                        } else if car.is_immediate() {
+                            std::mem::forget(car);
+                        } else {
+                            drop(car);
                         }
                         next = std::mem::take(&mut cell.cdr);
-                        // `cell` now holds no branch: its own drop returns at once.
+                        // The cell now holds nil twice: reused, or freed in O(1).
+                        recycle_cons(c);
                     }
+                    // Shared: the other owners keep the rest of the chain alive.
                     None => break,
                 },
                 Value::Vector(_) => {
@@ -480,12 +581,49 @@ mod tests {
     }
 
     #[test]
+    fn decimal_len_is_the_length_of_the_decimal_text() {
+        let mut cases = vec![0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1];
+        for k in 0..19 {
+            let p = 10i64.pow(k);
+            cases.extend([p - 1, p, p + 1, -(p - 1), -p, -(p + 1)]);
+        }
+        for n in cases {
+            assert_eq!(decimal_len(n), n.to_string().len() as u64, "{n}");
+        }
+    }
+
+    #[test]
     fn shared_structure_is_counted_per_use_and_saturates() {
         let mut x = Value::list([Value::Int(1)]);
         for _ in 0..200 {
             x = Value::list([x.clone(), x]);
         }
         assert_eq!(x.weight().nodes, Weight::MAX_COUNT);
+    }
+
+    #[test]
+    fn dropped_cells_are_recycled_with_fresh_fields_and_weights() {
+        let pooled = || CONS_POOL.with(|pool| pool.borrow().len());
+        let list = Value::list((0..100).map(Value::Int));
+        let after_build = pooled();
+        drop(list);
+        // The head cell is freed by its `Arc`; the 99 after it are kept.
+        assert_eq!(pooled(), after_build + 99);
+        let again = Value::list([Value::string("ab"), Value::Int(-7)]);
+        assert_eq!(pooled(), after_build + 97);
+        // two conses + "ab" + "-7"; nodes: two conses, two atoms, the final nil
+        assert_eq!(
+            again.weight(),
+            Weight {
+                bytes: 6,
+                nodes: 5,
+                has_closure: false
+            }
+        );
+        let items: Vec<&Value> = again.iter().collect();
+        assert_eq!(items.first().and_then(|v| v.as_str()), Some("ab"));
+        assert!(matches!(items.get(1), Some(Value::Int(-7))));
+        assert_eq!(items.len(), 2);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::{Args, Frame, Machine, internal, retain};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::check_weight;
 use crate::limits::Limits;
-use crate::prims::{PRIMITIVES, PrimCtx};
+use crate::prims::{PRIMITIVES, PrimCtx, fast};
 use crate::print::{self, Style};
 use crate::program::{Callable, Function, Program};
 use crate::regexp::RegexCache;
@@ -303,7 +303,8 @@ pub(super) struct PrimRun<'m> {
 
 /// Calls primitive `index` with the operand accounting of the dialect: arity, the value
 /// budget of the argument list with shared structure counted per use, the call, then the
-/// primitive's work (fuel), its fresh structure (retained) and its result's size.
+/// primitive's work (fuel), its fresh structure (retained) and its result's size. The hot
+/// small primitives take their fixed-arity fast path ([`fast::call`]) when it applies.
 #[inline]
 pub(super) fn call_primitive(run: PrimRun<'_>, index: usize, args: &[Value]) -> Result<Value> {
     let prim = PRIMITIVES
@@ -317,6 +318,18 @@ pub(super) fn call_primitive(run: PrimRun<'_>, index: usize, args: &[Value]) -> 
         )));
     }
     check_arguments(args, run.limits)?;
+    if let Some((value, work)) = fast::call(index, args) {
+        // No allocation; the result is nil, t, a fixnum or a part of an argument, and
+        // the arguments are within the value budget, so only t and fixnums need checking.
+        run.stats.fuel_used = run.stats.fuel_used.saturating_add(work);
+        if run.metered && run.stats.fuel_used > run.limits.steps {
+            return Err(step_budget(run.limits, run.stats.fuel_used));
+        }
+        if matches!(value, Value::T | Value::Int(_)) {
+            check_result(&value, run.limits)?;
+        }
+        return Ok(value);
+    }
     let mut ctx = PrimCtx::new(run.limits, run.symbols).with_regexps(run.regexps);
     let result = (prim.run)(&mut ctx, args);
     let (work, allocated) = (ctx.work(), ctx.allocated());

@@ -403,8 +403,11 @@ pub(super) fn member(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 
 /// `(memq ELT LIST)`: the first tail whose car is `eq` to ELT.
 pub(super) fn memq(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    let element = arg(args, 0);
-    find_tail(ctx, arg(args, 1), |item, _| equal::eq(element, item))
+    with_eq_test!(arg(args, 0), |test| find_tail(
+        ctx,
+        arg(args, 1),
+        |item, _| test(item)
+    ))
 }
 
 /// Rejects a non-nil TESTFN/PREDICATE argument.
@@ -458,30 +461,23 @@ pub(super) fn assoc(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
 
 /// `(assq KEY ALIST)`: the first pair whose car is `eq` to KEY.
 pub(super) fn assq(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    let key = arg(args, 0);
-    find_pair(ctx, arg(args, 1), |candidate, _| equal::eq(key, candidate))
+    with_eq_test!(arg(args, 0), |test| find_pair(
+        ctx,
+        arg(args, 1),
+        |candidate, _| test(candidate)
+    ))
 }
 
 /// `(plist-get PLIST PROP &optional PREDICATE)`: the value after the first `eq` property;
 /// never an error on a malformed plist (Emacs's `FOR_EACH_TAIL_SAFE` walk).
 pub(super) fn plist_get(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     no_function("plist-get", "PREDICATE", arg(args, 2))?;
-    let property = arg(args, 1);
-    let mut rest = arg(args, 0);
-    let mut work: u64 = 0;
-    while let Value::Cons(cell) = rest {
-        work = work.saturating_add(1);
-        let Value::Cons(value_cell) = cell.cdr() else {
-            break;
-        };
-        if equal::eq(cell.car(), property) {
-            ctx.charge(work);
-            return Ok(value_cell.car().clone());
-        }
-        rest = value_cell.cdr();
-    }
+    let (found, work) = with_eq_test!(arg(args, 1), |test| super::fast::plist_find(
+        arg(args, 0),
+        test
+    ));
     ctx.charge(work);
-    Ok(Value::Nil)
+    Ok(found.cloned().unwrap_or(Value::Nil))
 }
 
 /// `(plist-member PLIST PROP &optional PREDICATE)`: the tail starting at the first `eq`

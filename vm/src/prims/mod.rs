@@ -25,8 +25,33 @@ use crate::regexp::RegexCache;
 use crate::symbol::Symbols;
 use crate::value::Value;
 
+/// Binds `$test` to an `eq` test against `$key` specialised to the key's kind, then
+/// evaluates `$body`: a symbol or fixnum key (the usual plist and alist keys) compares by
+/// value in line, so a scan does not call [`crate::equal::eq`] per element; other keys use it.
+macro_rules! with_eq_test {
+    ($key:expr, |$test:ident| $body:expr) => {
+        match $key {
+            Value::Sym(symbol) => {
+                let symbol = *symbol;
+                let $test = |v: &Value| matches!(v, Value::Sym(x) if *x == symbol);
+                $body
+            }
+            Value::Int(n) => {
+                let n = *n;
+                let $test = |v: &Value| matches!(v, Value::Int(x) if *x == n);
+                $body
+            }
+            key => {
+                let $test = |v: &Value| crate::equal::eq(key, v);
+                $body
+            }
+        }
+    };
+}
+
 mod alist;
 mod casing;
+pub(crate) mod fast;
 mod file_name;
 mod format;
 mod json_prims;

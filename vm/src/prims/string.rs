@@ -64,6 +64,14 @@ pub(super) fn new_string(ctx: &mut PrimCtx<'_>, text: String) -> Value {
     Value::string(text)
 }
 
+/// [`new_string`] for a text whose character count `chars` the caller knows (from its
+/// parts' cached counts), so the text is not scanned again.
+pub(super) fn new_counted_string(ctx: &mut PrimCtx<'_>, text: String, chars: usize) -> Value {
+    ctx.charge(text_units(text.len()));
+    ctx.alloc(heap::string(u64::try_from(text.len()).unwrap_or(u64::MAX)));
+    Value::counted_string(text, chars)
+}
+
 /// The bytes of the strings among `values` (other sequences count 0): the capacity to
 /// reserve for their concatenation.
 fn string_bytes<'v>(values: impl Iterator<Item = &'v Value>) -> usize {
@@ -104,41 +112,50 @@ pub(super) fn char_of(value: &Value) -> Option<char> {
     }
 }
 
-/// Appends one `concat` argument: a string, nil, or a list or vector of characters.
-fn push_sequence(ctx: &mut PrimCtx<'_>, out: &mut String, value: &Value) -> Result<()> {
-    match value {
-        Value::Str(text) => out.push_str(text.as_str()),
-        Value::Nil => {}
+/// Appends one `concat` argument: a string, nil, or a list or vector of characters; returns
+/// the characters appended (a string's cached count, so no text is rescanned).
+fn push_sequence(ctx: &mut PrimCtx<'_>, out: &mut String, value: &Value) -> Result<usize> {
+    let chars = match value {
+        Value::Str(text) => {
+            out.push_str(text.as_str());
+            text.char_len()
+        }
+        Value::Nil => 0,
         Value::Vector(vector) => {
             for item in vector.items() {
                 ctx.charge(1);
                 out.push(char_of(item).ok_or_else(|| wrong_type(ctx, "characterp", item))?);
             }
+            vector.items().len()
         }
         Value::Cons(_) => {
             let mut items = value.iter();
+            let mut count = 0;
             for item in items.by_ref() {
                 ctx.charge(1);
                 out.push(char_of(item).ok_or_else(|| wrong_type(ctx, "characterp", item))?);
+                count += 1;
             }
             let tail = items.rest();
             if !tail.is_nil() {
                 return Err(wrong_type(ctx, "listp", tail));
             }
+            count
         }
         other => return Err(wrong_type(ctx, "sequencep", other)),
-    }
-    Ok(())
+    };
+    Ok(chars)
 }
 
 /// `(concat &rest SEQUENCES)`
 pub(super) fn concat(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     // Reserved once: the string arguments' bytes (an append loop copies, not reallocates).
     let mut out = String::with_capacity(string_bytes(args.iter()));
+    let mut chars: usize = 0;
     for arg in args {
-        push_sequence(ctx, &mut out, arg)?;
+        chars += push_sequence(ctx, &mut out, arg)?;
     }
-    Ok(new_string(ctx, out))
+    Ok(new_counted_string(ctx, out, chars))
 }
 
 /// Resolves a `substring`-style index: nil is `default`, negative counts from the end.
@@ -407,21 +424,24 @@ pub(super) fn string_join(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value
         other => return Err(wrong_type(ctx, "sequencep", other)),
     };
     let mut separator = String::new();
+    let mut separator_chars: usize = 0;
     if let Some(value) = args.get(1) {
-        push_sequence(ctx, &mut separator, value)?;
+        separator_chars = push_sequence(ctx, &mut separator, value)?;
     }
     let separators = separator
         .len()
         .saturating_mul(items.len().saturating_sub(1));
     let mut out =
         String::with_capacity(string_bytes(items.iter().copied()).saturating_add(separators));
+    let mut chars: usize = 0;
     for (index, item) in items.into_iter().enumerate() {
         if index > 0 {
             out.push_str(&separator);
+            chars += separator_chars;
         }
-        push_sequence(ctx, &mut out, item)?;
+        chars += push_sequence(ctx, &mut out, item)?;
     }
-    Ok(new_string(ctx, out))
+    Ok(new_counted_string(ctx, out, chars))
 }
 
 /// `(string-trim STRING &optional TRIM-LEFT TRIM-RIGHT)`: Emacs's
@@ -562,6 +582,11 @@ fn change_case(
         Value::Str(text) => {
             ctx.charge(text_units(text.as_str().len()));
             let changed = on_string(text.as_str());
+            if text.is_ascii() && changed.len() == text.as_str().len() {
+                // The case maps keep ASCII ASCII, so the count is the length.
+                let chars = changed.len();
+                return Ok(new_counted_string(ctx, changed, chars));
+            }
             Ok(new_string(ctx, changed))
         }
         Value::Int(code) if *code >= 0 => Ok(match char_of(value) {
