@@ -135,16 +135,31 @@ pub struct Interner {
     map: HashMap<Arc<str>, u32>,
 }
 
+/// Room a fresh table has before it grows: a short script's names fit.
+const FRESH_CAPACITY: usize = 64;
+
+/// The table of the well-known symbols, built once per process; every fresh table is a
+/// copy of it (the names are shared, and the map's buckets copied at their full capacity),
+/// so a compile does not re-intern them.
+static PROTOTYPE: std::sync::LazyLock<Interner> = std::sync::LazyLock::new(|| {
+    let mut interner = Interner {
+        names: Vec::with_capacity(well_known::NAMES.len()),
+        map: HashMap::with_capacity_and_hasher(FRESH_CAPACITY, rustc_hash::FxBuildHasher),
+    };
+    for name in well_known::NAMES {
+        interner.intern(name);
+    }
+    interner
+});
+
 impl Default for Interner {
     fn default() -> Self {
-        let mut interner = Interner {
-            names: Vec::new(),
-            map: HashMap::default(),
-        };
-        for name in well_known::NAMES {
-            interner.intern(name);
+        let mut names = Vec::with_capacity(FRESH_CAPACITY);
+        names.extend(PROTOTYPE.names.iter().cloned());
+        Interner {
+            names,
+            map: PROTOTYPE.map.clone(),
         }
-        interner
     }
 }
 
