@@ -214,6 +214,20 @@ impl Interner {
         self.names.get(symbol.as_usize()).map(|n| &**n)
     }
 
+    /// The name of `symbol` as the table's own shared string, if it belongs to this table.
+    #[must_use]
+    pub fn shared_name(&self, symbol: Symbol) -> Option<Arc<str>> {
+        self.names.get(symbol.as_usize()).cloned()
+    }
+
+    /// Every name of the table with its symbol, in id order (uninterned symbols included).
+    pub fn iter(&self) -> impl Iterator<Item = (Symbol, &str)> {
+        self.names.iter().enumerate().filter_map(|(index, name)| {
+            let id = u32::try_from(index).ok()?;
+            Some((Symbol::make(id, name), &**name))
+        })
+    }
+
     /// How many symbols the table holds.
     #[must_use]
     pub fn len(&self) -> usize {
