@@ -94,7 +94,10 @@ pub fn is_special_form(name: &str) -> bool {
 /// Whether `name` is a syntax transformer.
 #[must_use]
 pub fn is_transformer(name: &str) -> bool {
-    TRANSFORMERS.contains(&name)
+    // Asked for every call preflight sees: a hash set over the table, built once.
+    static NAMES: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::LazyLock::new(|| TRANSFORMERS.iter().copied().collect());
+    NAMES.contains(name)
 }
 
 /// Whether `name` is `defun` or `defmacro`.
