@@ -193,7 +193,7 @@ pub fn compile_with_inputs(
         .unwrap_or_default();
     let direct_call = direct::classify(&forms, roster, &interner);
     let effective = direct::effective_roster(roster, direct_call.as_ref());
-    let definitions = definitions::collect(forms, &effective, &interner)?;
+    let mut definitions = definitions::collect(forms, &effective, &interner)?;
     deadline.check(span)?;
     preflight::preflight_until(
         &definitions,
@@ -224,7 +224,8 @@ pub fn compile_with_inputs(
     }
     let body = Expansion::new(limits, &mut interner)
         .expand_forms(
-            definitions.body.clone(),
+            // Expansion consumes the body; nothing reads the unexpanded one afterwards.
+            std::mem::take(&mut definitions.body),
             &mut Timed {
                 inner: &mut macros,
                 deadline,

@@ -98,10 +98,11 @@ enum Hash {
     LabelDefinition,
 }
 
-/// A symbol or number's text with backslash escapes removed.
+/// A symbol or number's text with backslash escapes removed: borrowed from the source
+/// unless it had escapes.
 #[derive(Debug, Clone, PartialEq)]
-struct AtomText {
-    text: String,
+struct AtomText<'s> {
+    text: Cow<'s, str>,
     escaped: bool,
 }
 
@@ -109,7 +110,7 @@ struct AtomText {
 #[logos(error = LexError)]
 #[logos(skip r"[\x01-\x20\u{a0}]+")]
 #[logos(skip(r";[^\n]*", allow_greedy = true))]
-enum Raw {
+enum Raw<'s> {
     #[token("(")]
     Open,
     #[token(")")]
@@ -127,13 +128,13 @@ enum Raw {
     #[token(",@")]
     Splice,
     #[token("\"", scan_string)]
-    Str(String),
+    Str(Cow<'s, str>),
     #[token("?", scan_character)]
     Character(i64),
     #[token("#", scan_hash)]
     Hash(Hash),
     #[regex(r#"[^\x00-\x20\u{a0}"';()\[\]#`,?]"#, scan_atom)]
-    Atom(AtomText),
+    Atom(AtomText<'s>),
     /// A NUL byte outside a string: refused (Emacs skips it as whitespace, which would
     /// silently split a symbol; see the module docs).
     #[token("\0")]
@@ -187,8 +188,8 @@ fn ends_symbol(c: char) -> bool {
 
 /// Runs `scan` over the lexer's remainder and advances the lexer past what it consumed,
 /// whether it succeeded or not (so a bad string is skipped as a whole).
-fn scanning<T>(
-    lex: &mut logos::Lexer<'_, Raw>,
+fn scanning<'s, T>(
+    lex: &mut logos::Lexer<'s, Raw<'s>>,
     scan: impl FnOnce(&mut Cursor<'_>) -> Result<T, LexError>,
 ) -> Result<T, LexError> {
     let mut cursor = Cursor::new(lex.remainder());
@@ -396,11 +397,20 @@ fn scan_string_body(cursor: &mut Cursor<'_>) -> Result<String, LexError> {
     }
 }
 
-fn scan_string(lex: &mut logos::Lexer<'_, Raw>) -> Result<String, LexError> {
-    scanning(lex, scan_string_body)
+fn scan_string<'s>(lex: &mut logos::Lexer<'s, Raw<'s>>) -> Result<Cow<'s, str>, LexError> {
+    // Fast path: no backslash before the closing quote, so the body is a slice of the
+    // source.
+    let rest = lex.remainder();
+    if let Some(end) = rest.find(['"', '\\'])
+        && rest.as_bytes().get(end) == Some(&b'"')
+    {
+        lex.bump(end + 1);
+        return Ok(Cow::Borrowed(&rest[..end]));
+    }
+    scanning(lex, scan_string_body).map(Cow::Owned)
 }
 
-fn scan_character(lex: &mut logos::Lexer<'_, Raw>) -> Result<i64, LexError> {
+fn scan_character<'s>(lex: &mut logos::Lexer<'s, Raw<'s>>) -> Result<i64, LexError> {
     scanning(lex, |cursor| {
         let c = cursor.next().ok_or_else(LexError::end_of_file)?;
         let code = if c == '\\' {
@@ -439,8 +449,8 @@ fn scan_symbol_chars(cursor: &mut Cursor<'_>, text: &mut String) -> Result<bool,
     Ok(escaped)
 }
 
-fn scan_atom(lex: &mut logos::Lexer<'_, Raw>) -> Result<AtomText, LexError> {
-    // Fast path: no backslash, so the atom is one slice of the source, copied once.
+fn scan_atom<'s>(lex: &mut logos::Lexer<'s, Raw<'s>>) -> Result<AtomText<'s>, LexError> {
+    // Fast path: no backslash, so the atom is one slice of the source, borrowed.
     let first = lex.slice();
     if first != "\\" {
         let rest = lex.remainder();
@@ -449,12 +459,9 @@ fn scan_atom(lex: &mut logos::Lexer<'_, Raw>) -> Result<AtomText, LexError> {
             .find(|&(_, c)| ends_symbol(c) || c == '\\')
             .map_or(rest.len(), |(at, _)| at);
         if !rest[end..].starts_with('\\') {
-            let mut text = String::with_capacity(first.len() + end);
-            text.push_str(first);
-            text.push_str(&rest[..end]);
             lex.bump(end);
             return Ok(AtomText {
-                text,
+                text: Cow::Borrowed(lex.slice()),
                 escaped: false,
             });
         }
@@ -470,7 +477,10 @@ fn scan_atom(lex: &mut logos::Lexer<'_, Raw>) -> Result<AtomText, LexError> {
             text.push_str(&first);
         }
         escaped |= scan_symbol_chars(cursor, &mut text)?;
-        Ok(AtomText { text, escaped })
+        Ok(AtomText {
+            text: Cow::Owned(text),
+            escaped,
+        })
     })
 }
 
@@ -506,7 +516,7 @@ fn scan_radix_integer(cursor: &mut Cursor<'_>, radix: u32) -> Result<Hash, LexEr
     })
 }
 
-fn scan_hash(lex: &mut logos::Lexer<'_, Raw>) -> Result<Hash, LexError> {
+fn scan_hash<'s>(lex: &mut logos::Lexer<'s, Raw<'s>>) -> Result<Hash, LexError> {
     scanning(lex, |cursor| {
         let c = cursor.peek().ok_or_else(LexError::end_of_file)?;
         let radix = match c {
@@ -636,7 +646,7 @@ pub fn lex(
     limits: &Limits,
     interner: &mut Interner,
 ) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
-    let raw: Vec<(Result<Raw, LexError>, Span)> = Raw::lexer(source)
+    let raw: Vec<(Result<Raw<'_>, LexError>, Span)> = Raw::lexer(source)
         .spanned()
         .map(|(token, range)| (token, span_of(&range)))
         .collect();
@@ -660,7 +670,7 @@ pub fn lex(
             Ok(Raw::Backquote) => Ok(Token::Prefix(well_known::BACKQUOTE)),
             Ok(Raw::Unquote) => Ok(Token::Prefix(well_known::UNQUOTE)),
             Ok(Raw::Splice) => Ok(Token::Prefix(well_known::SPLICE)),
-            Ok(Raw::Str(text)) => Ok(Token::Atom(SexpKind::Str(Arc::from(text.as_str())))),
+            Ok(Raw::Str(text)) => Ok(Token::Atom(SexpKind::Str(Arc::from(&**text)))),
             Ok(Raw::Character(code)) => {
                 let negative = *code < 0;
                 integer(
@@ -700,7 +710,7 @@ pub fn lex(
                     };
                     let type_name = match tag {
                         Some(tag) if tag == "hash-table" => Cow::Borrowed("hash-table"),
-                        Some(tag) => Cow::Owned(tag.clone()),
+                        Some(tag) => Cow::Owned(tag.to_string()),
                         None => Cow::Borrowed("record"),
                     };
                     Ok(Token::OpenUnsupported {

@@ -1,7 +1,7 @@
 //! The ptc front end: model-authored text becomes a checked, bounded program before
 //! anything runs.
 //!
-//! Pipeline: read (logos lexer, depth pre-scan, chumsky parser) → collect top-level
+//! Pipeline: read (logos lexer, depth pre-scan, recursive-descent parser) → collect top-level
 //! definitions → preflight → expand transformers and macros → lower to `ptc_vm` bytecode.
 //!
 //! The public surface is what a host needs: [`compile`], [`compile_with_inputs`] and
@@ -60,6 +60,8 @@ pub mod lexer;
 pub mod lower;
 #[doc(hidden)]
 pub mod parser;
+#[cfg(test)]
+mod parser_chumsky;
 #[doc(hidden)]
 pub mod preflight;
 #[doc(hidden)]

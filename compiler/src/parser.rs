@@ -1,43 +1,49 @@
-//! The parser: [`Token`]s to [`Sexp`] data, with chumsky.
+//! The parser: [`Token`]s to [`Sexp`] data, by recursive descent over the lexer's tokens.
 //!
 //! The grammar is the Emacs reader's: atoms, proper lists with an optional dotted tail,
 //! vectors, reader-sugar prefixes (`'x` is `(quote x)`), propertized strings `#("s" ...)`
 //! (read as the plain string) and the refused literals (`#s(...)`, `#[...]`, `#^[...]`),
-//! which are parsed through so that later problems are still found.
+//! which are parsed through so that later problems are still found. Every construct is
+//! told apart by its first token, so the parser never backtracks.
 //!
 //! Dotted tails follow Emacs: `(a . (b c))` is `(a b c)`, `(a . nil)` is `(a)`, `(. x)` is
 //! `x`; any other tail makes a dotted list ([`SexpKind::Dotted`]), which is data: the
 //! lowering refuses it in an evaluated position.
 //!
+//! Spans: an atom's is its token's; a list, vector or prefixed datum spans from its first
+//! token to the end of the last token it consumed (a list left open at the end of the
+//! input therefore ends at its last element); anything found at the end of the input has
+//! the empty span at the input's end.
+//!
 //! Invariants:
 //! - The parser recurses once per nesting level; the reader runs it only after the depth
 //!   pre-scan has bounded the nesting (see [`crate::reader`]), so it cannot exhaust the stack.
-//! - Every rejection is one [`Diagnostic`] with the original's message; semantic rejections
-//!   (improper lists, refused literals) are emitted without stopping the parse, stray
-//!   closing brackets at top level are reported and skipped, and lists left open at the end
-//!   of the input are closed with one "End of file" error, so the problems inside them are
-//!   reported too. A mismatched closing bracket inside a list stops the parse (as in Emacs).
+//! - Every rejection is one [`ParseError`] with the original's message. Semantic rejections
+//!   (refused literals, a propertized string without its string) are recorded without
+//!   stopping the parse, stray closing brackets and dots at top level are reported and
+//!   skipped, and lists left open at the end of the input are closed with one "End of file"
+//!   error, so the problems inside them are reported too. Any other unexpected token (a
+//!   mismatched closing bracket inside a list, a second datum after a dotted tail) stops the
+//!   parse: the result is that one error plus the errors recorded for the top-level data
+//!   read before the failing one (those recorded inside it are dropped, as in the chumsky
+//!   grammar this parser replaced, whose messages and spans the diagnostics tests pin).
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::reader::codes;
 use crate::token::Token;
-use chumsky::error::LabelError;
-use chumsky::input::ValueInput;
-use chumsky::prelude::*;
-use chumsky::util::MaybeRef;
 use ptc_vm::{ErrorKind, Span};
 
 /// A parse failure: exactly the diagnostic the reader reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError(Lazy);
 
-/// A parse error as cheap as possible to build: chumsky makes one for every alternative it
-/// backtracks out of, so the message is only formatted when the error is reported.
+/// A parse error as cheap as possible to build: the message is only formatted when the
+/// error is reported.
 #[derive(Debug, Clone, PartialEq)]
 enum Lazy {
-    InvalidSyntax(&'static str, SimpleSpan),
-    EndOfFile(SimpleSpan),
+    InvalidSyntax(&'static str, Span),
+    EndOfFile(Span),
     Reported(Box<Diagnostic>),
 }
 
@@ -56,198 +62,241 @@ impl ParseError {
                 codes::INVALID_SYNTAX,
                 ErrorKind::Script,
                 format!("Invalid read syntax: {what}"),
-                script_span(span),
+                span,
             ),
             Lazy::EndOfFile(span) => Diagnostic::new(
                 codes::END_OF_FILE,
                 ErrorKind::Script,
                 "End of file during parsing",
-                script_span(span),
+                span,
             ),
             Lazy::Reported(diagnostic) => *diagnostic,
         }
     }
 }
 
-/// A chumsky span as a script span.
-#[must_use]
-pub fn script_span(span: SimpleSpan) -> Span {
-    let clamp = |offset: usize| u32::try_from(offset).unwrap_or(u32::MAX);
-    Span::new(clamp(span.start), clamp(span.end))
-}
-
-fn invalid_syntax(what: &'static str, span: SimpleSpan) -> ParseError {
+fn invalid_syntax(what: &'static str, span: Span) -> ParseError {
     ParseError(Lazy::InvalidSyntax(what, span))
 }
 
-fn end_of_file(span: SimpleSpan) -> ParseError {
-    ParseError(Lazy::EndOfFile(span))
+fn unsupported(type_name: &str, span: Span) -> ParseError {
+    ParseError::new(Diagnostic::new(
+        codes::UNSUPPORTED_LITERAL,
+        ErrorKind::Script,
+        format!("Unsupported literal of type {type_name} in script"),
+        span,
+    ))
 }
 
-/// The closing `token` of a list or vector. At the end of the input the list is closed
-/// anyway, with an "End of file" error, so the problems found inside it are still reported.
-fn closing<'a, I>(token: Token) -> impl Parser<'a, I, (), Extra> + Clone
-where
-    I: ValueInput<'a, Token = Token, Span = SimpleSpan>,
-{
-    just(token).ignored().or(end().validate(|(), e, emitter| {
-        emitter.emit(end_of_file(e.span()));
-    }))
+/// What the parse produced: the top-level data (`None` when the parse stopped) and every
+/// error, in the order found.
+pub type Parsed = (Option<Vec<Sexp>>, Vec<ParseError>);
+
+/// Parses a whole script's `tokens` into its top-level data; `end` is the input's length.
+#[must_use]
+pub fn parse(tokens: Vec<(Token, Span)>, end: u32) -> Parsed {
+    let mut parser = Parser {
+        tokens,
+        at: 0,
+        eoi: Span::new(end, end),
+        errors: Vec::new(),
+    };
+    let forms = parser.script();
+    (forms, parser.errors)
 }
 
-impl<'a, I> chumsky::error::Error<'a, I> for ParseError where
-    I: chumsky::input::Input<'a, Token = Token, Span = SimpleSpan>
-{
+struct Parser {
+    tokens: Vec<(Token, Span)>,
+    /// The next token's index.
+    at: usize,
+    /// The empty span at the end of the input.
+    eoi: Span,
+    /// Errors recorded without stopping the parse.
+    errors: Vec<ParseError>,
 }
 
-impl<'a, I, L> LabelError<'a, I, L> for ParseError
-where
-    I: chumsky::input::Input<'a, Token = Token, Span = SimpleSpan>,
-{
-    fn expected_found<E: IntoIterator<Item = L>>(
-        _expected: E,
-        found: Option<MaybeRef<'a, Token>>,
-        span: SimpleSpan,
-    ) -> Self {
-        match found.as_deref() {
-            None => end_of_file(span),
-            Some(Token::Close) => invalid_syntax(")", span),
-            Some(Token::CloseVector) => invalid_syntax("]", span),
-            Some(Token::Dot) => invalid_syntax(".", span),
+/// Whether `token` can start a datum.
+fn starts_datum(token: &Token) -> bool {
+    !matches!(token, Token::Close | Token::CloseVector | Token::Dot)
+}
+
+/// The error for an unexpected `token` (one that cannot be where it is).
+fn unexpected(token: &Token, span: Span) -> ParseError {
+    invalid_syntax(
+        match token {
+            Token::Close => ")",
+            Token::CloseVector => "]",
+            Token::Dot => ".",
             // Only a second datum after a dotted tail is unexpected.
-            Some(_) => invalid_syntax(". in wrong context", span),
+            _ => ". in wrong context",
+        },
+        span,
+    )
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.at).map(|(token, _)| token)
+    }
+
+    /// Takes the next token out of the stream.
+    fn next(&mut self) -> Option<(Token, Span)> {
+        let (token, span) = self.tokens.get_mut(self.at)?;
+        self.at += 1;
+        Some((std::mem::replace(token, Token::Error), *span))
+    }
+
+    /// The span from `first`'s start to the end of the last token consumed.
+    fn since(&self, first: Span) -> Span {
+        let end = self
+            .at
+            .checked_sub(1)
+            .and_then(|last| self.tokens.get(last))
+            .map_or(self.eoi.end, |(_, span)| span.end);
+        Span::new(first.start, end)
+    }
+
+    fn script(&mut self) -> Option<Vec<Sexp>> {
+        let mut forms = Vec::new();
+        while let Some(token) = self.peek() {
+            if starts_datum(token) {
+                let recorded = self.errors.len();
+                match self.datum() {
+                    Ok(form) => forms.push(form),
+                    Err(error) => {
+                        self.errors.truncate(recorded);
+                        self.errors.push(error);
+                        return None;
+                    }
+                }
+            } else if let Some((token, span)) = self.next() {
+                // A stray `)`, `]` or `.` at top level: reported and skipped.
+                self.errors.push(unexpected(&token, span));
+            }
+        }
+        Some(forms)
+    }
+
+    fn datum(&mut self) -> Result<Sexp, ParseError> {
+        let Some((token, span)) = self.next() else {
+            return Err(invalid_end(self.eoi));
+        };
+        match token {
+            Token::Atom(kind) => Ok(Sexp::new(kind, span)),
+            Token::Error => Ok(Sexp::new(SexpKind::Nil, span)),
+            Token::Open => {
+                let items = self.items()?;
+                let tail = if matches!(self.peek(), Some(Token::Dot)) {
+                    self.at += 1;
+                    Some(self.datum()?)
+                } else {
+                    None
+                };
+                self.closing(&Token::Close)?;
+                Ok(dotted_list(items, tail, self.since(span)))
+            }
+            Token::OpenVector => {
+                let items = self.items()?;
+                self.closing(&Token::CloseVector)?;
+                Ok(Sexp::new(SexpKind::Vector(items), self.since(span)))
+            }
+            Token::Prefix(symbol) => {
+                let head = Sexp::new(SexpKind::Sym(symbol), span);
+                let body = if self.peek().is_none() {
+                    self.errors.push(invalid_end(self.eoi));
+                    Sexp::new(SexpKind::Nil, self.eoi)
+                } else {
+                    self.datum()?
+                };
+                Ok(Sexp::new(
+                    SexpKind::List(vec![head, body]),
+                    self.since(span),
+                ))
+            }
+            Token::OpenUnsupported { type_name, bracket } => {
+                self.items()?;
+                self.closing(if bracket {
+                    &Token::CloseVector
+                } else {
+                    &Token::Close
+                })?;
+                let whole = self.since(span);
+                self.errors.push(unsupported(&type_name, whole));
+                Ok(Sexp::new(SexpKind::Nil, whole))
+            }
+            Token::OpenPropertized => {
+                let items = self.items()?;
+                self.closing(&Token::Close)?;
+                let whole = self.since(span);
+                match items.into_iter().next() {
+                    Some(Sexp {
+                        kind: SexpKind::Str(text),
+                        ..
+                    }) => Ok(Sexp::new(SexpKind::Str(text), whole)),
+                    _ => {
+                        self.errors.push(invalid_syntax("#", whole));
+                        Ok(Sexp::new(SexpKind::Nil, whole))
+                    }
+                }
+            }
+            Token::Close | Token::CloseVector | Token::Dot => Err(unexpected(&token, span)),
+        }
+    }
+
+    /// The data up to the next token that cannot start one.
+    fn items(&mut self) -> Result<Vec<Sexp>, ParseError> {
+        let mut items = Vec::new();
+        while self.peek().is_some_and(starts_datum) {
+            items.push(self.datum()?);
+        }
+        Ok(items)
+    }
+
+    /// The closing `token` of a list or vector. At the end of the input the list is closed
+    /// anyway, with an "End of file" error, so the problems found inside it are still
+    /// reported.
+    fn closing(&mut self, token: &Token) -> Result<(), ParseError> {
+        match self.tokens.get(self.at) {
+            None => {
+                self.errors.push(invalid_end(self.eoi));
+                Ok(())
+            }
+            Some((found, _)) if found == token => {
+                self.at += 1;
+                Ok(())
+            }
+            Some((found, span)) => Err(unexpected(found, *span)),
         }
     }
 }
 
-type Extra = extra::Err<ParseError>;
+fn invalid_end(span: Span) -> ParseError {
+    ParseError(Lazy::EndOfFile(span))
+}
 
 /// A list's elements and dotted tail as one datum (Emacs's splicing rules).
-fn dotted_list(
-    mut items: Vec<Sexp>,
-    tail: Option<Sexp>,
-    span: SimpleSpan,
-    emitter: &mut chumsky::input::Emitter<ParseError>,
-) -> Sexp {
-    let span_of_list = script_span(span);
+fn dotted_list(mut items: Vec<Sexp>, tail: Option<Sexp>, span: Span) -> Sexp {
     let Some(tail) = tail else {
         return if items.is_empty() {
-            Sexp::new(SexpKind::Nil, span_of_list)
+            Sexp::new(SexpKind::Nil, span)
         } else {
-            Sexp::new(SexpKind::List(items), span_of_list)
+            Sexp::new(SexpKind::List(items), span)
         };
     };
     if items.is_empty() {
         return tail;
     }
-    let _ = emitter;
     match tail.kind {
         SexpKind::Nil => {}
         SexpKind::List(more) => items.extend(more),
         SexpKind::Dotted(more, last) => {
             items.extend(more);
-            return Sexp::new(SexpKind::Dotted(items, last), span_of_list);
+            return Sexp::new(SexpKind::Dotted(items, last), span);
         }
-        _ => return Sexp::new(SexpKind::Dotted(items, Box::new(tail)), span_of_list),
+        _ => return Sexp::new(SexpKind::Dotted(items, Box::new(tail)), span),
     }
-    Sexp::new(SexpKind::List(items), span_of_list)
+    Sexp::new(SexpKind::List(items), span)
 }
 
-fn unsupported(type_name: &str, span: SimpleSpan) -> ParseError {
-    ParseError::new(Diagnostic::new(
-        codes::UNSUPPORTED_LITERAL,
-        ErrorKind::Script,
-        format!("Unsupported literal of type {type_name} in script"),
-        script_span(span),
-    ))
-}
-
-/// The parser of a whole script: its top-level data, in order.
-pub fn script<'a, I>() -> impl Parser<'a, I, Vec<Sexp>, Extra>
-where
-    I: ValueInput<'a, Token = Token, Span = SimpleSpan>,
-{
-    let datum = recursive(|datum| {
-        let atom = select! {
-            Token::Atom(kind) => kind,
-            Token::Error => SexpKind::Nil,
-        }
-        .map_with(|kind, e| Sexp::new(kind, script_span(e.span())));
-
-        let items = datum.clone().repeated().collect::<Vec<Sexp>>();
-
-        let list = items
-            .clone()
-            .then(just(Token::Dot).ignore_then(datum.clone()).or_not())
-            .delimited_by(just(Token::Open), closing(Token::Close))
-            .validate(|(items, tail), e, emitter| dotted_list(items, tail, e.span(), emitter));
-
-        let vector = items
-            .clone()
-            .delimited_by(just(Token::OpenVector), closing(Token::CloseVector))
-            .map_with(|items, e| Sexp::new(SexpKind::Vector(items), script_span(e.span())));
-
-        let prefixed = select! { Token::Prefix(symbol) => symbol }
-            .map_with(|symbol, e| Sexp::new(SexpKind::Sym(symbol), script_span(e.span())))
-            .then(datum.clone().or(end().validate(|(), e, emitter| {
-                emitter.emit(end_of_file(e.span()));
-                Sexp::new(SexpKind::Nil, script_span(e.span()))
-            })))
-            .map_with(|(head, body), e| {
-                Sexp::new(SexpKind::List(vec![head, body]), script_span(e.span()))
-            });
-
-        let unsupported_list = select! {
-            Token::OpenUnsupported { type_name, bracket: false } => type_name,
-        }
-        .then_ignore(items.clone())
-        .then_ignore(closing(Token::Close));
-        let unsupported_vector = select! {
-            Token::OpenUnsupported { type_name, bracket: true } => type_name,
-        }
-        .then_ignore(items.clone())
-        .then_ignore(closing(Token::CloseVector));
-        let refused = unsupported_list
-            .or(unsupported_vector)
-            .validate(|type_name, e, emitter| {
-                emitter.emit(unsupported(&type_name, e.span()));
-                Sexp::new(SexpKind::Nil, script_span(e.span()))
-            });
-
-        let propertized = items
-            .delimited_by(just(Token::OpenPropertized), closing(Token::Close))
-            .validate(|items, e, emitter| {
-                let span = script_span(e.span());
-                match items.into_iter().next() {
-                    Some(Sexp {
-                        kind: SexpKind::Str(text),
-                        ..
-                    }) => Sexp::new(SexpKind::Str(text), span),
-                    _ => {
-                        emitter.emit(invalid_syntax("#", e.span()));
-                        Sexp::new(SexpKind::Nil, span)
-                    }
-                }
-            });
-
-        choice((atom, list, vector, prefixed, refused, propertized))
-    });
-
-    let stray = select! {
-        Token::Close => ")",
-        Token::CloseVector => "]",
-        Token::Dot => ".",
-    }
-    .validate(|what, e, emitter| {
-        emitter.emit(invalid_syntax(what, e.span()));
-        None
-    });
-
-    datum
-        .map(Some)
-        .or(stray)
-        .repeated()
-        .collect::<Vec<Option<Sexp>>>()
-        .map(|forms| forms.into_iter().flatten().collect())
-        .then_ignore(end())
-}
+#[cfg(test)]
+mod differential;

@@ -135,16 +135,31 @@ pub struct Interner {
     map: HashMap<Arc<str>, u32>,
 }
 
+/// Room a fresh table has before it grows: a short script's names fit.
+const FRESH_CAPACITY: usize = 64;
+
+/// The table of the well-known symbols, built once per process; every fresh table is a
+/// copy of it (the names are shared, and the map's buckets copied at their full capacity),
+/// so a compile does not re-intern them.
+static PROTOTYPE: std::sync::LazyLock<Interner> = std::sync::LazyLock::new(|| {
+    let mut interner = Interner {
+        names: Vec::with_capacity(well_known::NAMES.len()),
+        map: HashMap::with_capacity_and_hasher(FRESH_CAPACITY, rustc_hash::FxBuildHasher),
+    };
+    for name in well_known::NAMES {
+        interner.intern(name);
+    }
+    interner
+});
+
 impl Default for Interner {
     fn default() -> Self {
-        let mut interner = Interner {
-            names: Vec::new(),
-            map: HashMap::default(),
-        };
-        for name in well_known::NAMES {
-            interner.intern(name);
+        let mut names = Vec::with_capacity(FRESH_CAPACITY);
+        names.extend(PROTOTYPE.names.iter().cloned());
+        Interner {
+            names,
+            map: PROTOTYPE.map.clone(),
         }
-        interner
     }
 }
 
@@ -197,6 +212,20 @@ impl Interner {
     #[must_use]
     pub fn name(&self, symbol: Symbol) -> Option<&str> {
         self.names.get(symbol.as_usize()).map(|n| &**n)
+    }
+
+    /// The name of `symbol` as the table's own shared string, if it belongs to this table.
+    #[must_use]
+    pub fn shared_name(&self, symbol: Symbol) -> Option<Arc<str>> {
+        self.names.get(symbol.as_usize()).cloned()
+    }
+
+    /// Every name of the table with its symbol, in id order (uninterned symbols included).
+    pub fn iter(&self) -> impl Iterator<Item = (Symbol, &str)> {
+        self.names.iter().enumerate().filter_map(|(index, name)| {
+            let id = u32::try_from(index).ok()?;
+            Some((Symbol::make(id, name), &**name))
+        })
     }
 
     /// How many symbols the table holds.

@@ -240,9 +240,21 @@ impl<'a> Lowerer<'a> {
         tools: &[String],
         parse_params: ParamParser<'a>,
     ) -> Self {
+        // The script's names (a few dozen) against a primitive index built once, rather
+        // than every primitive's name against the table.
+        static PRIMITIVE_INDEX: std::sync::LazyLock<FxHashMap<&'static str, u8>> =
+            std::sync::LazyLock::new(|| {
+                ptc_vm::prims::PRIMITIVES
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, prim)| Some((prim.name, u8::try_from(index).ok()?)))
+                    .collect()
+            });
         let mut operators = FxHashMap::default();
-        for (index, prim) in ptc_vm::prims::PRIMITIVES.iter().enumerate() {
-            if let (Some(symbol), Ok(index)) = (interner.lookup(prim.name), u8::try_from(index)) {
+        for (symbol, name) in interner.iter() {
+            if let Some(&index) = PRIMITIVE_INDEX.get(name)
+                && interner.lookup(name) == Some(symbol)
+            {
                 operators.insert(symbol, Operator::Primitive(PrimIdx(index)));
             }
         }
