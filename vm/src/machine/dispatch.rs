@@ -9,7 +9,7 @@
 
 use super::calls::{PrimRun, call_primitive};
 use super::regs::Window;
-use super::{Frame, Machine, State, internal};
+use super::{Machine, State, internal};
 use crate::error::Result;
 use crate::isa::{Op, Reg};
 use crate::program::{Function, Program};
@@ -484,16 +484,8 @@ impl Machine {
                 value => *slot = value.clone(),
             }
         }
-        if let Some(top) = self.frames.last_mut() {
-            top.pc = pc;
-        }
-        self.frames.push(Frame {
-            func: call.callee,
-            pc: 0,
-            base: new_base,
-            ret: base + call.dst.as_usize(),
-            closure,
-        });
+        let ret = base + call.dst.as_usize();
+        self.frames.enter(pc, call.callee, new_base, ret, closure);
         let window = Window::over(window);
         Some((callee, new_base, window))
     }
@@ -508,14 +500,13 @@ impl Machine {
         regs: &'r mut [Value],
         value: Value,
     ) -> Option<(&'p Function, usize, usize, Window<'r>)> {
-        let frame = self.frames.pop()?;
-        let caller = self.frames.last()?;
-        let function = program.functions.get(caller.func)?;
-        if !put(regs, frame.ret, value) {
+        let (ret, caller, caller_pc, caller_base) = self.frames.leave()?;
+        let function = program.functions.get(caller)?;
+        if !put(regs, ret, value) {
             return None;
         }
-        let window = Window::new(regs, caller.base, function.registers)?;
-        Some((function, caller.pc, caller.base, window))
+        let window = Window::new(regs, caller_base, function.registers)?;
+        Some((function, caller_pc, caller_base, window))
     }
 
     pub(super) fn save_pc(&mut self, pc: usize) {

@@ -94,6 +94,58 @@ impl FrameStack {
         })
     }
 
+    /// Enters a call: saves `caller_pc` in the innermost frame (the caller) and pushes the
+    /// callee's frame, field by field into a kept slot when there is one.
+    #[inline(always)]
+    pub(super) fn enter(
+        &mut self,
+        caller_pc: usize,
+        func: usize,
+        base: usize,
+        ret: usize,
+        closure: Option<Arc<Closure>>,
+    ) {
+        let depth = self.depth;
+        if let Some(caller) = depth.checked_sub(1).and_then(|i| self.slots.get_mut(i)) {
+            caller.pc = caller_pc;
+        }
+        match self.slots.get_mut(depth) {
+            Some(slot) => {
+                slot.func = func;
+                slot.pc = 0;
+                slot.base = base;
+                slot.ret = ret;
+                // A kept slot holds no closure (the invariant); were it to hold one,
+                // forgetting it would only leak.
+                debug_assert!(slot.closure.is_none());
+                std::mem::forget(std::mem::replace(&mut slot.closure, closure));
+            }
+            None => self.slots.push(Frame {
+                func,
+                pc: 0,
+                base,
+                ret,
+                closure,
+            }),
+        }
+        self.depth = depth + 1;
+    }
+
+    /// Leaves the innermost frame for its caller: drops the frame's closure and gives its
+    /// result register and the caller's `(func, pc, base)`. `None`, changing nothing, when
+    /// fewer than two frames remain.
+    #[inline(always)]
+    pub(super) fn leave(&mut self) -> Option<(usize, usize, usize, usize)> {
+        let depth = self.depth.checked_sub(1)?;
+        let [caller, top] = self.slots.get_mut(depth.checked_sub(1)?..=depth)? else {
+            return None;
+        };
+        drop(top.closure.take());
+        let out = (top.ret, caller.func, caller.pc, caller.base);
+        self.depth = depth;
+        Some(out)
+    }
+
     /// Pops frames until `depth` remain (no change when fewer do).
     pub(super) fn truncate(&mut self, depth: usize) {
         while self.depth > depth {
@@ -133,6 +185,16 @@ mod tests {
         assert_eq!(stack.len(), 1);
         assert_eq!(stack.last().map(|f| f.func), Some(0));
         stack.truncate(5);
+        stack.enter(40, 5, 6, 7, None);
+        assert_eq!(stack.len(), 2);
+        assert_eq!(stack.leave(), Some((7, 0, 40, 2)));
+        assert_eq!(stack.leave(), None);
+        assert_eq!(stack.len(), 1);
+        stack.enter(41, 8, 9, 10, None);
+        stack.enter(42, 11, 12, 13, None);
+        assert_eq!(stack.last().map(|f| (f.func, f.pc)), Some((11, 0)));
+        assert_eq!(stack.leave(), Some((13, 8, 42, 9)));
+        assert_eq!(stack.leave(), Some((10, 0, 41, 2)));
         assert_eq!(stack.len(), 1);
         assert!(stack.pop().is_some());
         assert!(stack.is_empty());
