@@ -4,7 +4,9 @@
 //! argument blocks, jump targets, constants (and that `Fail`/`AssertList` messages are
 //! strings), functions, tools, primitives, captures — and that no function can fall off the
 //! end of its code. Every error it reports is something a correct compiler cannot produce;
-//! the machine relies on these facts and still never indexes unchecked.
+//! the machine relies on these facts and indexes unchecked in one place only: the running
+//! frame's register window (`machine/regs.rs`), on the invariant stated at `reg` and
+//! `block` below.
 
 use crate::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
 use crate::prims::PRIMITIVES;
@@ -27,6 +29,10 @@ impl Checker<'_> {
         }
     }
 
+    /// INVARIANT relied on by `machine/regs.rs` (unchecked register access): every
+    /// register operand of every instruction of a function is `< function.registers`.
+    /// Every instruction's register operands go through here (or `block`); an operand
+    /// left unchecked would be undefined behaviour in the dispatch loop, not an error.
     fn reg(&self, reg: Reg) -> Result<(), VerifyError> {
         if reg.0 < self.function.registers {
             Ok(())
@@ -38,6 +44,8 @@ impl Checker<'_> {
         }
     }
 
+    /// INVARIANT relied on by `machine/regs.rs` (`Window::block`): an argument block
+    /// `args .. args + argc` lies within `0 .. function.registers`.
     fn block(&self, args: Reg, argc: u8) -> Result<(), VerifyError> {
         let end = u32::from(args.0) + u32::from(argc);
         if end <= u32::from(self.function.registers) {

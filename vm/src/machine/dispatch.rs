@@ -8,7 +8,8 @@
 //! completes its instruction or changes nothing and falls through to the general path.
 
 use super::calls::{PrimRun, call_primitive};
-use super::{Frame, Machine, State, internal};
+use super::regs::Window;
+use super::{Machine, State, internal};
 use crate::error::Result;
 use crate::isa::{Op, Reg};
 use crate::program::{Function, Program};
@@ -57,6 +58,10 @@ impl Machine {
             .ok_or_else(|| internal("bad function"))?;
         let mut pc = top.pc;
         let mut base = top.base;
+        // The running frame's registers; remade whenever the register file is used
+        // otherwise (calls, returns, the general path) or the running function changes.
+        let mut win = Window::new(regs, base, func.registers)
+            .ok_or_else(|| internal("register window out of range"))?;
         // Fuel counts down in a local: `left` instructions remain before the next check at
         // `self.fuel_mark`, so the fuel used is always `fuel_mark - left`. `self.stats.fuel_used` is
         // synchronised (`sync!`) before any slow path runs and on every exit.
@@ -116,7 +121,7 @@ impl Machine {
                     }
                 }
                 Op::JumpIfNotLess { lhs, rhs, offset } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                    if let Some((a, b)) = win.ints(lhs, rhs) {
                         if a >= b {
                             take_jump!(offset);
                         }
@@ -124,62 +129,53 @@ impl Machine {
                     }
                 }
                 Op::JumpIfNil { src, offset } => {
-                    if let Some(value) = regs.get(base + src.as_usize()) {
-                        if value.is_nil() {
-                            take_jump!(offset);
-                        }
-                        continue;
+                    if win.get(src).is_nil() {
+                        take_jump!(offset);
                     }
+                    continue;
                 }
                 Op::JumpIfNotNil { src, offset } => {
-                    if let Some(value) = regs.get(base + src.as_usize()) {
-                        if !value.is_nil() {
-                            take_jump!(offset);
-                        }
-                        continue;
+                    if !win.get(src).is_nil() {
+                        take_jump!(offset);
                     }
+                    continue;
                 }
-                Op::LoadNil { dst } if put(regs, base + dst.as_usize(), Value::Nil) => {
+                Op::LoadNil { dst } => {
+                    win.set(dst, Value::Nil);
                     continue;
                 }
                 // List walking: `car`/`cdr` of a cons or nil; anything else takes the
                 // general path (and its type error).
                 Op::Car { dst, src } | Op::Cdr { dst, src } => {
-                    let part = match regs.get(base + src.as_usize()) {
-                        Some(Value::Cons(cell)) if matches!(op, Op::Car { .. }) => {
+                    let part = match win.get(src) {
+                        Value::Cons(cell) if matches!(op, Op::Car { .. }) => {
                             Some(cell.car().clone())
                         }
-                        Some(Value::Cons(cell)) => Some(cell.cdr().clone()),
-                        Some(Value::Nil) => Some(Value::Nil),
+                        Value::Cons(cell) => Some(cell.cdr().clone()),
+                        Value::Nil => Some(Value::Nil),
                         _ => None,
                     };
-                    if let Some(part) = part
-                        && put(regs, base + dst.as_usize(), part)
-                    {
+                    if let Some(part) = part {
+                        win.set(dst, part);
                         continue;
                     }
                 }
                 // A fresh cons within the value and retained budgets; over either budget
                 // the general path builds it again and fails.
                 Op::Cons { dst, lhs, rhs } => {
-                    if let (Some(car), Some(cdr)) = (
-                        regs.get(base + lhs.as_usize()),
-                        regs.get(base + rhs.as_usize()),
-                    ) {
-                        let value = Value::cons(car.clone(), cdr.clone());
-                        let retained = self.stats.retained_bytes.saturating_add(crate::heap::CONS);
-                        if value.weight().bytes <= self.limits.value_bytes
-                            && value.weight().nodes <= self.limits.value_nodes
-                            && retained <= self.limits.retained_bytes
-                            && put(regs, base + dst.as_usize(), value)
-                        {
-                            self.stats.retained_bytes = retained;
-                            continue;
-                        }
+                    let value = Value::cons(win.get(lhs).clone(), win.get(rhs).clone());
+                    let retained = self.stats.retained_bytes.saturating_add(crate::heap::CONS);
+                    if value.weight().bytes <= self.limits.value_bytes
+                        && value.weight().nodes <= self.limits.value_nodes
+                        && retained <= self.limits.retained_bytes
+                    {
+                        win.set(dst, value);
+                        self.stats.retained_bytes = retained;
+                        continue;
                     }
                 }
                 Op::JumpIfLess { lhs, rhs, offset } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                    if let Some((a, b)) = win.ints(lhs, rhs) {
                         if a < b {
                             take_jump!(offset);
                         }
@@ -187,7 +183,7 @@ impl Machine {
                     }
                 }
                 Op::JumpIfNotLessImm { lhs, imm, offset } => {
-                    if let Some(&Value::Int(a)) = regs.get(base + lhs.as_usize()) {
+                    if let &Value::Int(a) = win.get(lhs) {
                         if a >= i64::from(imm) {
                             take_jump!(offset);
                         }
@@ -200,11 +196,11 @@ impl Machine {
                     imm,
                     offset,
                 } => {
-                    if let Some((a, b)) = ints(regs, base, reg, rhs)
+                    if let Some((a, b)) = win.ints(reg, rhs)
                         && let Some(n) = a.checked_add(i64::from(imm))
                         && n.unsigned_abs() < self.int_bound
-                        && put_int(regs, base + reg.as_usize(), n)
                     {
+                        win.set_int(reg, n);
                         if n < b {
                             take_jump!(offset);
                         }
@@ -212,84 +208,77 @@ impl Machine {
                     }
                 }
                 Op::Mul { dst, lhs, rhs } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                    if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_mul(b)
                         && n.unsigned_abs() < self.int_bound
-                        && put_int(regs, base + dst.as_usize(), n)
                     {
+                        win.set_int(dst, n);
                         continue;
                     }
                 }
                 Op::Rem { dst, lhs, rhs } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                    if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_rem(b)
-                        && put_int(regs, base + dst.as_usize(), n)
                     {
+                        win.set_int(dst, n);
                         continue;
                     }
                 }
                 Op::AddImm { dst, lhs, imm } => {
-                    if let Some(Value::Int(a)) = regs.get(base + lhs.as_usize())
+                    if let Value::Int(a) = win.get(lhs)
                         && let Some(n) = a.checked_add(i64::from(imm))
                         && n.unsigned_abs() < self.int_bound
-                        && put_int(regs, base + dst.as_usize(), n)
                     {
+                        win.set_int(dst, n);
                         continue;
                     }
                 }
                 Op::NumEq { dst, lhs, rhs } | Op::Less { dst, lhs, rhs } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs) {
+                    if let Some((a, b)) = win.ints(lhs, rhs) {
                         let holds = if matches!(op, Op::NumEq { .. }) {
                             a == b
                         } else {
                             a < b
                         };
-                        if put(regs, base + dst.as_usize(), Value::bool(holds)) {
-                            continue;
-                        }
+                        win.set(dst, Value::bool(holds));
+                        continue;
                     }
                 }
                 Op::Add { dst, lhs, rhs } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                    if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_add(b)
                         && n.unsigned_abs() < self.int_bound
-                        && put_int(regs, base + dst.as_usize(), n)
                     {
+                        win.set_int(dst, n);
                         continue;
                     }
                 }
                 Op::Sub { dst, lhs, rhs } => {
-                    if let Some((a, b)) = ints(regs, base, lhs, rhs)
+                    if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_sub(b)
                         && n.unsigned_abs() < self.int_bound
-                        && put_int(regs, base + dst.as_usize(), n)
                     {
+                        win.set_int(dst, n);
                         continue;
                     }
                 }
-                Op::LoadInt { dst, value }
-                    if put_int(regs, base + dst.as_usize(), i64::from(value)) =>
-                {
+                Op::LoadInt { dst, value } => {
+                    win.set_int(dst, i64::from(value));
                     continue;
                 }
                 Op::Move { dst, src } => {
-                    let to = base + dst.as_usize();
-                    let moved = match regs.get(base + src.as_usize()) {
-                        Some(&Value::Int(n)) => put_int(regs, to, n),
-                        Some(value) => {
+                    match win.get(src) {
+                        &Value::Int(n) => win.set_int(dst, n),
+                        value => {
                             let value = value.clone();
-                            put(regs, to, value)
+                            win.set(dst, value);
                         }
-                        None => false,
-                    };
-                    if moved {
-                        continue;
                     }
+                    continue;
                 }
                 Op::LoadConst { dst, idx } => {
-                    if let Some(value) = program.constants.get(idx.as_usize())
-                        && put(regs, base + dst.as_usize(), value.clone())
-                    {
+                    if let Some(value) = program.constants.get(idx.as_usize()) {
+                        win.set(dst, value.clone());
                         continue;
                     }
                 }
@@ -305,12 +294,13 @@ impl Machine {
                         args,
                         argc,
                     };
-                    if let Some((callee, new_base)) =
+                    if let Some((callee, new_base, window)) =
                         self.push_call(program, regs, func, base, pc, call, None)
                     {
                         func = callee;
                         pc = 0;
                         base = new_base;
+                        win = window;
                         continue;
                     }
                 }
@@ -322,7 +312,7 @@ impl Machine {
                     args,
                     argc,
                 } => {
-                    if let Some(Value::Closure(closure)) = regs.get(base + callee.as_usize()) {
+                    if let Value::Closure(closure) = win.get(callee) {
                         let call = CallSite {
                             dst,
                             callee: closure.function as usize,
@@ -330,12 +320,13 @@ impl Machine {
                             argc,
                         };
                         let closure = Some(Arc::clone(closure));
-                        if let Some((callee, new_base)) =
+                        if let Some((callee, new_base, window)) =
                             self.push_call(program, regs, func, base, pc, call, closure)
                         {
                             func = callee;
                             pc = 0;
                             base = new_base;
+                            win = window;
                             continue;
                         }
                     }
@@ -347,8 +338,8 @@ impl Machine {
                     args,
                     argc,
                 } => {
-                    let start = base + args.as_usize();
-                    if let Some(args) = regs.get(start..start + usize::from(argc)) {
+                    {
+                        let args = win.block(args, argc);
                         sync!();
                         let run = PrimRun {
                             limits: &self.limits,
@@ -368,12 +359,8 @@ impl Machine {
                         }
                         match outcome {
                             Ok(value) => {
-                                if put(regs, base + dst.as_usize(), value) {
-                                    continue;
-                                }
-                                self.save_pc(pc);
-                                return Err(internal("register out of range")
-                                    .with_span(span_at(func, pc.saturating_sub(1))));
+                                win.set(dst, value);
+                                continue;
                             }
                             Err(error) => {
                                 self.save_pc(pc);
@@ -384,12 +371,17 @@ impl Machine {
                 }
                 Op::Return { src } if self.frames.len() > 1 => {
                     // Return to a guest caller (the script body's return runs the final checks).
-                    if let Some((caller, caller_pc, caller_base)) =
-                        self.pop_return(program, regs, base, src)
+                    let value = match win.get_mut(src) {
+                        Value::Int(n) => Value::Int(*n),
+                        slot => std::mem::take(slot),
+                    };
+                    if let Some((caller, caller_pc, caller_base, window)) =
+                        self.pop_return(program, regs, value)
                     {
                         func = caller;
                         pc = caller_pc;
                         base = caller_base;
+                        win = window;
                         continue;
                     }
                     sync!();
@@ -443,6 +435,8 @@ impl Machine {
                     return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                 }
             }
+            win = Window::new(regs, base, func.registers)
+                .ok_or_else(|| internal("register window out of range"))?;
         }
     }
 
@@ -453,16 +447,16 @@ impl Machine {
     /// instructions per call (callgrind, fib25).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn push_call<'p>(
+    pub(super) fn push_call<'p, 'r>(
         &mut self,
         program: &'p Program,
-        regs: &mut Vec<Value>,
+        regs: &'r mut Vec<Value>,
         func: &Function,
         base: usize,
         pc: usize,
         call: CallSite,
         closure: Option<Arc<Closure>>,
-    ) -> Option<(&'p Function, usize)> {
+    ) -> Option<(&'p Function, usize, Window<'r>)> {
         let callee = program.functions.get(call.callee)?;
         if callee.optional != 0
             || callee.rest
@@ -478,7 +472,8 @@ impl Machine {
         }
         let start = base + call.args.as_usize();
         let argc = usize::from(call.argc);
-        let (below, window) = regs.split_at_mut(new_base);
+        let (below, above) = regs.split_at_mut(new_base);
+        let window = above.get_mut(..usize::from(callee.registers))?;
         let (source, target) = (below.get(start..start + argc)?, window.get_mut(..argc)?);
         for (slot, value) in target.iter_mut().zip(source) {
             // Integers (the common argument) are copied without the generic clone.
@@ -489,57 +484,35 @@ impl Machine {
                 value => *slot = value.clone(),
             }
         }
-        if let Some(top) = self.frames.last_mut() {
-            top.pc = pc;
-        }
-        self.frames.push(Frame {
-            func: call.callee,
-            pc: 0,
-            base: new_base,
-            ret: base + call.dst.as_usize(),
-            closure,
-        });
-        Some((callee, new_base))
+        let ret = base + call.dst.as_usize();
+        self.frames.enter(pc, call.callee, new_base, ret, closure);
+        let window = Window::over(window);
+        Some((callee, new_base, window))
     }
 
     /// The fast path of `RETURN` to a guest caller: pops the frame and stores the value in
     /// the caller's destination. The caller's function, pc and base; `None` when the frame
     /// stack is inconsistent (a machine bug, reported as internal).
     #[inline(always)]
-    pub(super) fn pop_return<'p>(
+    pub(super) fn pop_return<'p, 'r>(
         &mut self,
         program: &'p Program,
-        regs: &mut [Value],
-        base: usize,
-        src: Reg,
-    ) -> Option<(&'p Function, usize, usize)> {
-        let value = match regs.get_mut(base + src.as_usize()) {
-            Some(Value::Int(n)) => Value::Int(*n),
-            Some(slot) => std::mem::take(slot),
-            None => Value::Nil,
-        };
-        let frame = self.frames.pop()?;
-        let caller = self.frames.last()?;
-        let function = program.functions.get(caller.func)?;
-        put(regs, frame.ret, value).then_some((function, caller.pc, caller.base))
+        regs: &'r mut [Value],
+        value: Value,
+    ) -> Option<(&'p Function, usize, usize, Window<'r>)> {
+        let (ret, caller, caller_pc, caller_base) = self.frames.leave()?;
+        let function = program.functions.get(caller)?;
+        if !put(regs, ret, value) {
+            return None;
+        }
+        let window = Window::new(regs, caller_base, function.registers)?;
+        Some((function, caller_pc, caller_base, window))
     }
 
     pub(super) fn save_pc(&mut self, pc: usize) {
         if let Some(top) = self.frames.last_mut() {
             top.pc = pc;
         }
-    }
-}
-
-/// The two registers' values when both are fixnums (the fast paths' operand test).
-#[inline(always)]
-pub(super) fn ints(regs: &[Value], base: usize, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
-    match (
-        regs.get(base + lhs.as_usize()),
-        regs.get(base + rhs.as_usize()),
-    ) {
-        (Some(Value::Int(a)), Some(Value::Int(b))) => Some((*a, *b)),
-        _ => None,
     }
 }
 

@@ -17,8 +17,10 @@
 //!
 //! The machine is split by seam: this module holds the state and the public surface;
 //! [`fuel`] the slices, clocks and the step budget; [`dispatch`] the hot loop with its
-//! inline fast paths; [`exec`] the general path of every instruction; [`calls`] frames,
-//! argument binding and primitive calls; [`tools`] tool calls, batches and resumption.
+//! inline fast paths; [`exec`] the general path of every instruction; [`frames`] the
+//! frame stack; [`calls`] entering frames, argument binding and primitive calls;
+//! [`tools`] tool calls, batches and resumption; [`regs`] the running frame's register
+//! window (the crate's one `unsafe` module).
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
@@ -27,29 +29,27 @@ use crate::program::Program;
 use crate::regexp::RegexCache;
 use crate::step::{Stats, Step, ToolRequest};
 use crate::symbol::{Symbols, well_known};
-use crate::value::{Closure, Value};
+use crate::value::Value;
 use smallvec::SmallVec;
 use std::sync::Arc;
 use std::time::Instant;
 
+#[forbid(unsafe_code)]
 mod calls;
+#[forbid(unsafe_code)]
 mod dispatch;
+#[forbid(unsafe_code)]
 mod exec;
+#[forbid(unsafe_code)]
+mod frames;
+#[forbid(unsafe_code)]
 mod fuel;
+#[allow(unsafe_code)]
+mod regs;
+#[forbid(unsafe_code)]
 mod tools;
 
-/// One activation of a guest function.
-#[derive(Debug, Clone)]
-struct Frame {
-    func: usize,
-    /// The next instruction (while the frame is not running).
-    pc: usize,
-    /// First register of the window.
-    base: usize,
-    /// Absolute register receiving the result in the caller's window.
-    ret: usize,
-    closure: Option<Arc<Closure>>,
-}
+use frames::{Frame, FrameStack};
 
 #[derive(Debug)]
 enum State {
@@ -83,7 +83,7 @@ pub struct Machine {
     limits: Limits,
     symbols: Symbols,
     regs: Vec<Value>,
-    frames: Vec<Frame>,
+    frames: FrameStack,
     cells: Vec<Value>,
     state: State,
     stats: Stats,
@@ -129,13 +129,13 @@ impl Machine {
             limits,
             symbols,
             regs: vec![Value::Nil; main],
-            frames: vec![Frame {
+            frames: FrameStack::with(Frame {
                 func: 0,
                 pc: 0,
                 base: 0,
                 ret: 0,
                 closure: None,
-            }],
+            }),
             cells: Vec::new(),
             state: State::Ready,
             stats: Stats::default(),
@@ -199,7 +199,7 @@ impl Machine {
     /// Drops the run's state; every later step answers kind `closed`.
     pub fn close(&mut self) {
         self.regs = Vec::new();
-        self.frames = Vec::new();
+        self.frames = FrameStack::default();
         self.cells = Vec::new();
         self.batch = None;
         self.state = State::Closed;

@@ -1,0 +1,145 @@
+//! The running frame's register window, read and written without a bounds check per
+//! operand: the crate's one audited `unsafe` module.
+//!
+//! A [`Window`] is made from the register file once per frame entry (a call, a return, the
+//! end of a slow-path instruction), checked then: `base + registers <= regs.len()`. It
+//! mutably borrows the register file for its lifetime, so the file cannot be resized or
+//! touched otherwise while the window lives (the borrow checker enforces it).
+//!
+//! Invariant relied on (`SAFETY` below): every register operand `r` of every instruction
+//! of a function satisfies `r < function.registers`, and every argument block
+//! `args .. args + argc` lies within `0 .. function.registers`: the load-time verifier
+//! proves both for every function of a [`crate::program::Program`] (`verify.rs`, `reg` and
+//! `block`), and a program can only be built through the verifier. The dispatch loop only
+//! ever hands a window operands of the function the window was made for (it is remade
+//! whenever the running function changes). Debug builds (every test, Miri) assert the
+//! bound on every access.
+//!
+//! Measured (callgrind, `loop`/`fib25`/`closures`, see benches/README.md "dispatch and
+//! call path round 3"): the checked form costs a reload of the file's length and base and
+//! a compare-and-branch per operand.
+
+// `unsafe` is allowed here by the module's declaration in `machine/mod.rs`, and only here.
+
+use crate::isa::Reg;
+use crate::value::Value;
+use std::marker::PhantomData;
+
+/// The registers `base .. base + len` of the register file, borrowed mutably.
+pub(super) struct Window<'a> {
+    ptr: *mut Value,
+    len: usize,
+    file: PhantomData<&'a mut [Value]>,
+}
+
+impl<'a> Window<'a> {
+    /// The window of `registers` registers at `base`; `None` when the file is too short.
+    #[inline(always)]
+    pub(super) fn new(regs: &'a mut [Value], base: usize, registers: u16) -> Option<Window<'a>> {
+        let window = regs.get_mut(base..base.checked_add(usize::from(registers))?)?;
+        Some(Window {
+            ptr: window.as_mut_ptr(),
+            len: window.len(),
+            file: PhantomData,
+        })
+    }
+
+    /// The window over all of `registers` (the callee's fresh window of a call).
+    #[inline(always)]
+    pub(super) fn over(registers: &'a mut [Value]) -> Window<'a> {
+        Window {
+            ptr: registers.as_mut_ptr(),
+            len: registers.len(),
+            file: PhantomData,
+        }
+    }
+
+    /// Register `r`. `r` must be an operand of the window's function (verified).
+    #[inline(always)]
+    pub(super) fn get(&self, r: Reg) -> &Value {
+        debug_assert!(r.as_usize() < self.len, "register {} of {}", r.0, self.len);
+        // SAFETY: `r < len` by the verifier's register invariant (module doc), and
+        // `ptr .. ptr + len` is the live, exclusively borrowed slice the window was made
+        // from; the shared borrow of `self` keeps `get_mut` from aliasing it.
+        unsafe { &*self.ptr.add(r.as_usize()) }
+    }
+
+    /// Register `r`, mutably. `r` must be an operand of the window's function (verified).
+    #[inline(always)]
+    pub(super) fn get_mut(&mut self, r: Reg) -> &mut Value {
+        debug_assert!(r.as_usize() < self.len, "register {} of {}", r.0, self.len);
+        // SAFETY: as in `get`; the exclusive borrow of `self` makes this the only reference.
+        unsafe { &mut *self.ptr.add(r.as_usize()) }
+    }
+
+    /// The argument block `args .. args + argc` (verified to lie within the window).
+    #[inline(always)]
+    pub(super) fn block(&self, args: Reg, argc: u8) -> &[Value] {
+        let (start, count) = (args.as_usize(), usize::from(argc));
+        debug_assert!(
+            start + count <= self.len,
+            "block {start}+{count} of {}",
+            self.len
+        );
+        // SAFETY: `args + argc <= len` by the verifier's argument-block invariant (module
+        // doc); the slice lies within the borrowed window and is shared with `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(start), count) }
+    }
+
+    /// Both registers' values when both are fixnums (the fast paths' operand test).
+    #[inline(always)]
+    pub(super) fn ints(&self, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
+        match (self.get(lhs), self.get(rhs)) {
+            (Value::Int(a), Value::Int(b)) => Some((*a, *b)),
+            _ => None,
+        }
+    }
+
+    /// Stores the integer `n` in `r`; an integer already there has only its payload
+    /// written (a single-word store).
+    #[inline(always)]
+    pub(super) fn set_int(&mut self, r: Reg, n: i64) {
+        match self.get_mut(r) {
+            Value::Int(slot) => *slot = n,
+            slot => *slot = Value::Int(n),
+        }
+    }
+
+    /// Stores `value` in `r`; an immediate old value is forgotten rather than dropped,
+    /// skipping the out-of-line drop glue.
+    #[inline(always)]
+    pub(super) fn set(&mut self, r: Reg, value: Value) {
+        let old = std::mem::replace(self.get_mut(r), value);
+        if old.is_immediate() {
+            std::mem::forget(old);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_reads_and_writes_its_own_registers() {
+        let mut regs = vec![Value::Nil; 6];
+        let mut window = Window::new(&mut regs, 2, 3).expect("window fits");
+        window.set_int(Reg(0), 5);
+        window.set(Reg(2), Value::string("x"));
+        window.set_int(Reg(2), 7);
+        assert_eq!(window.ints(Reg(0), Reg(2)), Some((5, 7)));
+        assert!(window.get(Reg(1)).is_nil());
+        assert_eq!(window.block(Reg(0), 3).len(), 3);
+        assert!(window.block(Reg(3), 0).is_empty());
+        assert!(matches!(regs[2], Value::Int(5)));
+        assert!(matches!(regs[4], Value::Int(7)));
+    }
+
+    #[test]
+    fn a_window_past_the_file_is_refused() {
+        let mut regs = vec![Value::Nil; 4];
+        assert!(Window::new(&mut regs, 2, 3).is_none());
+        assert!(Window::new(&mut regs, usize::MAX, 2).is_none());
+        assert!(Window::new(&mut regs, 4, 0).is_some());
+    }
+}
