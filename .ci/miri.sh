@@ -3,7 +3,7 @@
 # (vm/src/machine/regs.rs) is the crate's one `unsafe` module, and its debug assertions and
 # pointer use are checked by Miri on the machine's unit tests and on the machine tests that
 # run whole programs through the dispatch loop (calls, returns, closures, the general path)
-# in seconds under Miri. The
+# within minutes under Miri. The
 # property tests of the primitives (prims_data, hostile_prims) touch no `unsafe` and would
 # take far longer under Miri, so they are left to the ordinary run.
 # Runs only when a nightly toolchain with the miri component is present; otherwise it
@@ -13,7 +13,7 @@ if cargo +nightly miri --version >/dev/null 2>&1; then
     echo "== miri: $(cargo +nightly miri --version)"
     cargo +nightly miri setup >/dev/null
     # Measured under Miri on this machine: the window and frame-stack unit tests and the
-    # closure and fuel tests of tests/machine.rs finish in seconds; the deep-recursion and
+    # closure and fuel tests of tests/machine.rs passed within two minutes; the deep-recursion and
     # the million-step loop tests run for many minutes, so they are left to the ordinary run.
     cargo +nightly miri test -p ptc-vm --lib machine
     cargo +nightly miri test -p ptc-vm --test machine -- closures fuel_monotonicity
