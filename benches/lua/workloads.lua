@@ -15,33 +15,9 @@ local function list(n)
   for i = 1, #ys do total = total + ys[i] end
   return total
 end
--- The list workload done with cons cells, as ptc does it: a cell is a two-slot table
--- {car, cdr} and nil ends a list; push, reverse, a mapcar that appends at a tail (one
--- cell per element, like ptc's), a filter that pushes, reverse, sum.
-local function reverse(l)
-  local r = nil
-  while l do r = {l[1], r}; l = l[2] end
-  return r
-end
-local function mapcar(f, l)
-  local head = {nil, nil}
-  local tail = head
-  while l do local cell = {f(l[1]), nil}; tail[2] = cell; tail = cell; l = l[2] end
-  return head[2]
-end
-local function list_cons(n)
-  local xs = nil
-  for i = 0, n - 1 do xs = {i, xs} end
-  xs = reverse(xs)
-  local doubled = mapcar(function(x) return x * 2 end, xs)
-  local evens = nil
-  local l = doubled
-  while l do local x = l[1]; if x % 2 == 0 then evens = {x, evens} end; l = l[2] end
-  local total = 0
-  l = reverse(evens)
-  while l do total = total + l[1]; l = l[2] end
-  return total
-end
+-- The list workload done with cons cells, as ptc does it: lua/list_cons.lua (the same
+-- file the mlua harness, benches/instructions.rs, loads), found beside this script.
+local list_cons = dofile((arg[0]:match("^(.*/)") or "") .. "list_cons.lua")
 local function closures(n)
   local fs = {}
   for i = 0, n - 1 do fs[#fs+1] = function(x) return x + i end end
