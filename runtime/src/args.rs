@@ -68,7 +68,8 @@ pub fn convert_args(
     let properties = schema.get("properties").and_then(Json::as_object);
     // The same rule the preflight contract states (crate::contract).
     let open = !crate::contract::is_closed(schema);
-    let mut object = Map::new();
+    // Sized once (a plist's pairs): the map never regrows while filling.
+    let mut object = Map::with_capacity(args.iter().count() / 2);
     let mut iter = args.iter();
     while let Some(key) = iter.next() {
         let key = match key {
@@ -173,7 +174,7 @@ fn object(
     let properties = schema
         .and_then(|s| s.get("properties"))
         .and_then(Json::as_object);
-    let mut object = Map::new();
+    let mut object = Map::with_capacity(value.iter().count() / 2);
     let mut iter = value.iter();
     while let Some(key) = iter.next() {
         let Value::Sym(key) = key else {

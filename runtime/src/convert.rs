@@ -60,6 +60,21 @@ mod tests {
         let text = ptc_vm::print::to_string(&value, ptc_vm::print::Style::Prin1, &symbols);
         assert_eq!(text, "(:a (1 2.5 \"x\") :b :null :c :json-false :d t)");
         assert_eq!(to_json(&value, &symbols, &limits).unwrap(), json);
+        // Members keep their order at every level, and a key longer than the short-key
+        // buffer interns the same keyword.
+        let long = "k".repeat(100);
+        let nested =
+            json!({"z": [{"y": 1, "x": [2, 3]}, [], {}], long.clone(): "v", "a": [[1], [2, [3]]]});
+        let value = from_json(&nested, &mut symbols, &limits).unwrap();
+        let text = ptc_vm::print::to_string(&value, ptc_vm::print::Style::Prin1, &symbols);
+        assert_eq!(
+            text,
+            format!("(:z ((:y 1 :x (2 3)) nil nil) :{long} \"v\" :a ((1) (2 (3))))")
+        );
+        assert_eq!(
+            to_json(&value, &symbols, &limits).unwrap()["z"][0]["x"],
+            json!([2, 3])
+        );
         let mut deep = Value::Nil;
         for _ in 0..1_000 {
             deep = Value::list([deep]);

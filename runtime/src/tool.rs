@@ -169,10 +169,10 @@ impl ToolResult {
     /// recommends for older clients.
     #[must_use]
     pub fn json(value: serde_json::Value) -> Self {
+        // `to_string` starts from a 128-byte buffer (`Display` grows from empty).
+        let text = serde_json::to_string(&value).unwrap_or_default();
         ToolResult {
-            content: vec![Content::Text {
-                text: value.to_string(),
-            }],
+            content: vec![Content::Text { text }],
             structured: Some(value),
             ..ToolResult::default()
         }

@@ -81,7 +81,9 @@ pub fn symbol_name(len: u64) -> u64 {
 #[must_use]
 pub fn of(value: &Value) -> u64 {
     let mut total: u64 = 0;
-    let mut stack: Vec<&Value> = vec![value];
+    // Inline room for the usual tool result (a plist of atoms and a few nested lists): no
+    // heap allocation to measure it.
+    let mut stack: smallvec::SmallVec<[&Value; 16]> = smallvec::smallvec![value];
     while let Some(value) = stack.pop() {
         let bytes = match value {
             Value::Nil | Value::T | Value::Int(_) | Value::Float(_) | Value::Sym(_) => 0,

@@ -51,6 +51,7 @@ use crate::symbol::{Symbols, well_known};
 use crate::value::{ListIter, Value, Weight};
 use num_bigint::BigInt;
 use serde_json::{Map, Number, Value as Json};
+use smallvec::SmallVec;
 
 /// The deepest nesting of arrays and objects guest → JSON produces.
 pub const JSON_DEPTH: usize = 128;
@@ -110,7 +111,7 @@ pub fn to_json(value: &Value, symbols: &Symbols, limits: &Limits) -> Result<Json
         return Err(closure_error());
     }
     check_weight(weight, limits)?;
-    let mut stack: Vec<Out<'_>> = Vec::new();
+    let mut stack: SmallVec<[Out<'_>; 4]> = SmallVec::new();
     let mut done = start_out(value, symbols, &mut stack)?;
     loop {
         if let Some(json) = done.take() {
@@ -160,7 +161,7 @@ pub fn to_json(value: &Value, symbols: &Symbols, limits: &Limits) -> Result<Json
 fn start_out<'a>(
     value: &'a Value,
     symbols: &Symbols,
-    stack: &mut Vec<Out<'a>>,
+    stack: &mut SmallVec<[Out<'a>; 4]>,
 ) -> Result<Option<Json>> {
     let json = match value {
         Value::Nil => Json::Null,
@@ -192,15 +193,28 @@ fn start_out<'a>(
         Value::Vector(vector) => {
             open(
                 stack,
-                Out::Array(Items::Vector(vector.items().iter()), Vec::new()),
+                Out::Array(
+                    Items::Vector(vector.items().iter()),
+                    Vec::with_capacity(vector.items().len()),
+                ),
             )?;
             return Ok(None);
         }
         Value::Cons(_) => {
             match list_shape(value, symbols) {
-                Shape::Object => open(stack, Out::Object(value.iter(), String::new(), Map::new()))?,
-                Shape::Alist => open(stack, Out::Alist(value.iter(), String::new(), Map::new()))?,
-                Shape::Array => open(stack, Out::Array(Items::List(value.iter()), Vec::new()))?,
+                // Sized from the shape's count: no regrowth while filling.
+                Shape::Object(pairs) => open(
+                    stack,
+                    Out::Object(value.iter(), String::new(), Map::with_capacity(pairs)),
+                )?,
+                Shape::Alist(pairs) => open(
+                    stack,
+                    Out::Alist(value.iter(), String::new(), Map::with_capacity(pairs)),
+                )?,
+                Shape::Array(items) => open(
+                    stack,
+                    Out::Array(Items::List(value.iter()), Vec::with_capacity(items)),
+                )?,
                 Shape::Improper => {
                     return Err(value_error(
                         "Guest improper lists cannot cross a tool or result boundary",
@@ -213,7 +227,7 @@ fn start_out<'a>(
     Ok(Some(json))
 }
 
-fn open<'a>(stack: &mut Vec<Out<'a>>, frame: Out<'a>) -> Result<()> {
+fn open<'a>(stack: &mut SmallVec<[Out<'a>; 4]>, frame: Out<'a>) -> Result<()> {
     if stack.len() >= JSON_DEPTH {
         return Err(value_error(format!(
             "Guest value nests deeper than the {JSON_DEPTH} levels JSON allows"
@@ -223,10 +237,11 @@ fn open<'a>(stack: &mut Vec<Out<'a>>, frame: Out<'a>) -> Result<()> {
     Ok(())
 }
 
+/// A list's JSON shape, with its member count (pairs for objects).
 enum Shape {
-    Object,
-    Alist,
-    Array,
+    Object(usize),
+    Alist(usize),
+    Array(usize),
     Improper,
 }
 
@@ -288,48 +303,52 @@ fn list_shape(list: &Value, symbols: &Symbols) -> Shape {
     if !items.rest().is_nil() {
         Shape::Improper
     } else if is_dotted_alist(list) {
-        Shape::Alist
+        Shape::Alist(count)
     } else if keys_ok && count > 0 && count.is_multiple_of(2) {
-        Shape::Object
+        Shape::Object(count / 2)
     } else {
-        Shape::Array
+        Shape::Array(count)
     }
 }
 
+/// A JSON aggregate being converted: its members walked from the end, so each converted
+/// member is consed straight onto the list built so far (no temporary vector).
 enum In<'a> {
-    Array(std::slice::Iter<'a, Json>, Vec<Value>),
-    Object(serde_json::map::Iter<'a>, Vec<Value>),
+    Array(std::iter::Rev<std::slice::Iter<'a, Json>>, Value),
+    /// The entries, the list so far, and the key of the member being converted.
+    Object(std::iter::Rev<serde_json::map::Iter<'a>>, Value, &'a str),
 }
 
 /// JSON as a guest value (see the module table). Object keys are interned into the run's
 /// table as keywords, so they are `eq` to the script's keywords.
 pub fn from_json(json: &Json, symbols: &mut Symbols, limits: &Limits) -> Result<Value> {
     check_weight(json_weight(json, limits)?, limits)?;
-    let mut stack: Vec<In<'_>> = Vec::new();
+    let mut stack: SmallVec<[In<'_>; 4]> = SmallVec::new();
     let mut done = start_in(json, &mut stack, limits)?;
     loop {
         if let Some(value) = done.take() {
             match stack.last_mut() {
                 None => return Ok(value),
-                Some(In::Array(_, items) | In::Object(_, items)) => items.push(value),
+                Some(In::Array(_, list)) => *list = Value::cons(value, std::mem::take(list)),
+                Some(In::Object(_, list, key)) => {
+                    let key = Value::Sym(intern_key(symbols, key)?);
+                    *list = Value::cons(key, Value::cons(value, std::mem::take(list)));
+                }
             }
         }
         let next = match stack.last_mut() {
             None => return Ok(Value::Nil),
             Some(In::Array(items, _)) => items.next(),
-            Some(In::Object(entries, items)) => match entries.next() {
-                Some((key, child)) => {
-                    items.push(Value::Sym(symbols.try_intern(&format!(":{key}"))?));
-                    Some(child)
-                }
-                None => None,
-            },
+            Some(In::Object(entries, _, key)) => entries.next().map(|(name, child)| {
+                *key = name.as_str();
+                child
+            }),
         };
         match next {
             Some(child) => done = start_in(child, &mut stack, limits)?,
             None => {
                 done = match stack.pop() {
-                    Some(In::Array(_, items) | In::Object(_, items)) => Some(Value::list(items)),
+                    Some(In::Array(_, list) | In::Object(_, list, _)) => Some(list),
                     None => Some(Value::Nil),
                 }
             }
@@ -337,7 +356,23 @@ pub fn from_json(json: &Json, symbols: &mut Symbols, limits: &Limits) -> Result<
     }
 }
 
-fn start_in<'a>(json: &'a Json, stack: &mut Vec<In<'a>>, limits: &Limits) -> Result<Option<Value>> {
+/// The keyword `:KEY`, its name built on the stack when it is short.
+fn intern_key(symbols: &mut Symbols, key: &str) -> Result<crate::symbol::Symbol> {
+    let mut buffer = [b':'; 64];
+    if let Some(room) = buffer.get_mut(1..=key.len()) {
+        room.copy_from_slice(key.as_bytes());
+        if let Some(Ok(name)) = buffer.get(..=key.len()).map(std::str::from_utf8) {
+            return symbols.try_intern(name);
+        }
+    }
+    symbols.try_intern(&format!(":{key}"))
+}
+
+fn start_in<'a>(
+    json: &'a Json,
+    stack: &mut SmallVec<[In<'a>; 4]>,
+    limits: &Limits,
+) -> Result<Option<Value>> {
     Ok(Some(match json {
         Json::Null => Value::Sym(well_known::NULL),
         Json::Bool(true) => Value::T,
@@ -347,11 +382,11 @@ fn start_in<'a>(json: &'a Json, stack: &mut Vec<In<'a>>, limits: &Limits) -> Res
         Json::Array(items) if items.is_empty() => Value::Nil,
         Json::Object(map) if map.is_empty() => Value::Nil,
         Json::Array(items) => {
-            stack.push(In::Array(items.iter(), Vec::with_capacity(items.len())));
+            stack.push(In::Array(items.iter().rev(), Value::Nil));
             return Ok(None);
         }
         Json::Object(map) => {
-            stack.push(In::Object(map.iter(), Vec::with_capacity(map.len() * 2)));
+            stack.push(In::Object(map.iter().rev(), Value::Nil, ""));
             return Ok(None);
         }
     }))
@@ -375,7 +410,7 @@ fn number_value(n: &Number, limits: &Limits) -> Result<Value> {
 /// The weight `from_json(json)` will have, failing as soon as it passes the value budget.
 fn json_weight(json: &Json, limits: &Limits) -> Result<Weight> {
     let mut total = Weight::default();
-    let mut stack = vec![json];
+    let mut stack: SmallVec<[&Json; 16]> = smallvec::smallvec![json];
     while let Some(json) = stack.pop() {
         let here = match json {
             Json::Null => Weight::leaf(":null".len() as u64),
