@@ -567,9 +567,9 @@ async fn drive(
                 for call in calls {
                     let request = shared.next_request.fetch_add(1, Ordering::Relaxed);
                     if let Ok(mut pending) = shared.pending.lock() {
-                        pending.insert(request, (answers_tx.clone(), call.id.clone()));
+                        pending.insert(request, (answers_tx.clone(), call.id.to_string()));
                     }
-                    held.insert(call.id.clone(), request);
+                    held.insert(call.id.to_string(), request);
                     shared.send(&json!({
                         "jsonrpc": "2.0", "id": request_id(request), "method": "tool/call",
                         "params": {"run": run, "id": call.id, "name": call.tool,

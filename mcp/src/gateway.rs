@@ -111,7 +111,7 @@ impl ToolHandler for UpstreamTool {
                         .unwrap_or_else(|e| {
                             ToolResult::error(format!("{server}.{tool}: unreadable result: {e}"))
                         });
-                    raw.put(request.id, result);
+                    raw.put(request.id.to_string(), result);
                     mapped
                 }
                 Err(error) => ToolResult::error(format!("{server}.{tool}: {error}")),

@@ -15,6 +15,7 @@
 use crate::tool::MediaRef;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 /// Longest argument string kept in a composed script's audit, in characters.
 pub const MAX_ARG_STRING_CHARS: usize = 500;
@@ -71,12 +72,13 @@ impl Status {
 /// One nested call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditRecord {
-    /// `ENVELOPE/N`.
-    pub id: String,
+    /// `ENVELOPE/N` (shared with the call's [`CallRequest`](crate::CallRequest) and
+    /// [`ToolRequestCtx`](crate::ToolRequestCtx)).
+    pub id: Arc<str>,
     /// N: dispatch order across the whole script, from 1.
     pub order: u64,
-    /// The tool's name.
-    pub tool: String,
+    /// The tool's name (shared with the program's tool table).
+    pub tool: Arc<str>,
     /// The arguments (bounded for composed scripts); `None` when dropped for size or when
     /// the guest's list did not convert.
     pub args: Option<Json>,
@@ -102,11 +104,11 @@ pub struct AuditRecord {
 impl AuditRecord {
     /// A record for a call just created, before it runs.
     #[must_use]
-    pub fn new(envelope: &str, order: u64, tool: &str, status: Status) -> Self {
+    pub fn new(envelope: &str, order: u64, tool: impl Into<Arc<str>>, status: Status) -> Self {
         AuditRecord {
-            id: call_id(envelope, order),
+            id: shared_call_id(envelope, order),
             order,
-            tool: tool.to_owned(),
+            tool: tool.into(),
             args: None,
             args_omitted: false,
             status,
@@ -135,27 +137,64 @@ impl AuditRecord {
     }
 }
 
-/// `ENVELOPE/N`, built without the formatting machinery (one allocation per call).
-#[must_use]
-pub fn call_id(envelope: &str, order: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+/// `ENVELOPE/N` as one shared string: built on the stack when short, so the `Arc` is the
+/// call's only allocation.
+fn shared_call_id(envelope: &str, order: u64) -> Arc<str> {
+    let mut buffer = [0u8; 96];
+    let mut digits = itoa_digits(order);
+    let digits = digits.text();
+    let len = envelope.len() + 1 + digits.len();
+    if let Some(room) = buffer.get_mut(..len) {
+        let (head, tail) = room.split_at_mut(envelope.len());
+        head.copy_from_slice(envelope.as_bytes());
+        if let Some((slash, rest)) = tail.split_first_mut() {
+            *slash = b'/';
+            rest.copy_from_slice(digits.as_bytes());
+        }
+        if let Ok(id) = std::str::from_utf8(room) {
+            return Arc::from(id);
+        }
+    }
+    Arc::from(call_id(envelope, order))
+}
+
+/// The decimal digits of a `u64`, on the stack.
+struct Digits {
+    bytes: [u8; 20],
+    at: usize,
+}
+
+impl Digits {
+    fn text(&mut self) -> &str {
+        std::str::from_utf8(self.bytes.get(self.at..).unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+fn itoa_digits(order: u64) -> Digits {
+    let mut bytes = [0u8; 20];
+    let mut at = bytes.len();
     let mut rest = order;
     loop {
         at -= 1;
         // `rest % 10` is a digit, so the cast cannot truncate.
-        digits[at] = b'0' + (rest % 10) as u8;
+        bytes[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    let mut id = String::with_capacity(envelope.len() + 1 + digits.len() - at);
+    Digits { bytes, at }
+}
+
+/// `ENVELOPE/N`, built without the formatting machinery (one allocation per call).
+#[must_use]
+pub fn call_id(envelope: &str, order: u64) -> String {
+    let mut digits = itoa_digits(order);
+    let digits = digits.text();
+    let mut id = String::with_capacity(envelope.len() + 1 + digits.len());
     id.push_str(envelope);
     id.push('/');
-    for &digit in &digits[at..] {
-        id.push(char::from(digit));
-    }
+    id.push_str(digits);
     id
 }
 
@@ -351,6 +390,10 @@ mod tests {
         assert_eq!(call_id("t", 0), "t/0");
         assert_eq!(call_id("toolu_9", 1_234_567_890), "toolu_9/1234567890");
         assert_eq!(call_id("", u64::MAX), format!("/{}", u64::MAX));
+        let long = "e".repeat(200);
+        for (envelope, order) in [("ptc-1", 1), ("", u64::MAX), (long.as_str(), 7)] {
+            assert_eq!(&*shared_call_id(envelope, order), call_id(envelope, order));
+        }
     }
 
     #[test]

@@ -751,14 +751,14 @@ impl<F: Future + Unpin> InFlight<F> {
 /// The permission round of one run: the calls being decided.
 struct Asking {
     /// Calls whose permission is being decided, with their tokens.
-    asked: Vec<(String, CancelToken)>,
-    deciding: InFlight<BoxFuture<(String, Decision)>>,
+    asked: Vec<(Arc<str>, CancelToken)>,
+    deciding: InFlight<BoxFuture<(Arc<str>, Decision)>>,
 }
 
 /// The next decision of a policy that did not answer at once; `None` when none is pending.
 fn next_decision(
     asking: &mut Option<Box<Asking>>,
-) -> impl Future<Output = Option<(String, Decision)>> + '_ {
+) -> impl Future<Output = Option<(Arc<str>, Decision)>> + '_ {
     std::future::poll_fn(move |cx| match asking {
         Some(asking) => asking.deciding.poll_next(cx),
         None => Poll::Ready(None),
@@ -825,7 +825,7 @@ impl Calls {
     fn cancel(&mut self, envelope: &Envelope, ids: &[String]) {
         if let Some(asking) = self.asking.as_mut() {
             for id in ids {
-                if let Some(index) = asking.asked.iter().position(|(asked, _)| asked == id) {
+                if let Some(index) = asking.asked.iter().position(|(asked, _)| **asked == **id) {
                     asking.asked.swap_remove(index).1.cancel();
                 }
             }

@@ -173,9 +173,9 @@ pub(crate) fn snapshot(
     for (index, call) in calls.iter().enumerate() {
         if call.status == Status::Running {
             if awaiting(index) {
-                permission_waits.push(call.id.clone());
+                permission_waits.push(call.id.to_string());
             } else {
-                active.push(call.tool.clone());
+                active.push(call.tool.to_string());
             }
         }
     }
@@ -194,8 +194,8 @@ pub(crate) fn snapshot(
             .map(|(index, c)| {
                 let timing = tracks.get(index).copied().unwrap_or_default();
                 CallProgress {
-                    id: c.id.clone(),
-                    tool: c.tool.clone(),
+                    id: c.id.to_string(),
+                    tool: c.tool.to_string(),
                     status: c.status,
                     args: args_preview(c.args.as_ref()),
                     preview: c.preview.clone(),

@@ -225,8 +225,8 @@ impl ToolResult {
 /// One nested request as the host's handler (and permission policy) sees it.
 #[derive(Debug, Clone)]
 pub struct ToolRequestCtx {
-    /// This request's own id, `ENVELOPE/N`.
-    pub id: String,
+    /// This request's own id, `ENVELOPE/N` (shared with its audit record).
+    pub id: Arc<str>,
     /// The envelope (ToolCall) id (shared by every call of the envelope).
     pub parent_id: Arc<str>,
     /// Always `ptc`: the request came from a script.

@@ -203,7 +203,7 @@ async fn batch_results_join_in_source_order_under_shuffled_completion() {
     assert_eq!(outcome.kind, OutcomeKind::Completed);
     assert_eq!(outcome.text, "(\"a\" \"b\" \"c\")");
     assert_eq!(outcome.value, Some(json!(["a", "b", "c"])));
-    let ids: Vec<_> = outcome.calls.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<_> = outcome.calls.iter().map(|c| &*c.id).collect();
     assert_eq!(ids, ["env/1", "env/2", "env/3"]);
     assert!(
         outcome
@@ -769,7 +769,7 @@ async fn progress_snapshots_follow_the_audit_and_show_permission_waits() {
     let settled: Vec<(String, Status)> = outcome
         .calls
         .iter()
-        .map(|c| (c.id.clone(), c.status))
+        .map(|c| (c.id.to_string(), c.status))
         .collect();
     assert_eq!(audit_of(&last.calls), settled);
     assert!(settled.iter().all(|(_, status)| *status == Status::Success));

@@ -58,7 +58,7 @@ impl Envelope {
         direct: bool,
     ) -> Result<CallRequest, String> {
         let order = self.calls.len() as u64 + 1;
-        let mut record = AuditRecord::new(&self.id, order, &request.tool, Status::Queued);
+        let mut record = AuditRecord::new(&self.id, order, request.tool.clone(), Status::Queued);
         record.batch = batch;
         let prepared = match (self.registry.get(&request.tool), &self.machine) {
             (None, _) | (_, None) => Err(format!("Tool {} is unavailable", request.tool)),
@@ -156,7 +156,7 @@ impl Envelope {
             let message = format!("Error: {tool} timed out after {ms} ms");
             self.end_with_error(batch, position, message);
             if let Some(record) = self.calls.get(call) {
-                expired.push(record.id.clone());
+                expired.push(record.id.to_string());
             }
         }
         expired
@@ -297,7 +297,7 @@ impl Envelope {
     fn tool_of(&self, call: usize) -> String {
         self.calls
             .get(call)
-            .map(|c| c.tool.clone())
+            .map(|c| c.tool.to_string())
             .unwrap_or_default()
     }
 
@@ -332,7 +332,7 @@ impl Envelope {
         what: &'static str,
         fits: fn(&CallState) -> bool,
     ) -> Result<usize, EnvelopeError> {
-        let id = self.calls.get(call).map_or("", |record| record.id.as_str());
+        let id = self.calls.get(call).map_or("", |record| &*record.id);
         self.lookup(id)?;
         self.expect_state(call, id, what, fits)
     }
@@ -343,7 +343,7 @@ impl Envelope {
             .and_then(|rest| rest.strip_prefix('/'))
             .and_then(|n| n.parse::<usize>().ok())
             .and_then(|n| n.checked_sub(1))
-            .filter(|&call| self.calls.get(call).is_some_and(|c| c.id == id))
+            .filter(|&call| self.calls.get(call).is_some_and(|c| *c.id == *id))
     }
 
     /// `call` (whose id is `id`) when its state fits, else the typed refusal.
@@ -442,7 +442,7 @@ impl Envelope {
                 state,
                 CallState::Asking | CallState::Allowed | CallState::Running { .. }
             ) {
-                held.push(record.id.clone());
+                held.push(record.id.to_string());
             }
             *state = CallState::Ended;
             if !record.status.is_terminal() {
@@ -549,7 +549,7 @@ impl Envelope {
         EnvelopeError::UnknownCall(
             self.calls
                 .get(call)
-                .map_or_else(String::new, |c| c.id.clone()),
+                .map_or_else(String::new, |c| c.id.to_string()),
         )
     }
 

@@ -76,7 +76,7 @@
 //!     }
 //! };
 //! assert_eq!(outcome.text, "(11 24)");
-//! assert_eq!(outcome.calls[1].id, "toolu_1/2");
+//! assert_eq!(&*outcome.calls[1].id, "toolu_1/2");
 //! assert_eq!(outcome.calls[1].batch, Some(1));
 //! // The envelope has settled: a late answer is a typed error, not a changed audit.
 //! assert!(envelope.complete("toolu_1/1", ToolResult::text("late")).is_err());
@@ -149,8 +149,8 @@ impl EnvelopeConfig {
 /// One nested call, as the host's permission point and tool see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRequest {
-    /// The call's id, `ENVELOPE/N`.
-    pub id: String,
+    /// The call's id, `ENVELOPE/N` (shared with its audit record).
+    pub id: Arc<str>,
     /// The envelope id (shared by every call of the envelope).
     pub parent_id: Arc<str>,
     /// The tool (shared with the program's tool table).

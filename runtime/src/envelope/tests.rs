@@ -44,7 +44,7 @@ fn next(envelope: &mut Envelope, now: Instant) -> Event {
 }
 
 fn ids(calls: &[CallRequest]) -> Vec<&str> {
-    calls.iter().map(|c| c.id.as_str()).collect()
+    calls.iter().map(|c| &*c.id).collect()
 }
 
 fn permission(event: Event) -> Vec<CallRequest> {
