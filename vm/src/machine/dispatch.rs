@@ -119,9 +119,11 @@ impl Machine {
                 }
             }
             left -= 1;
+            // A reference, so each arm loads its own operands (a copy had every operand
+            // field extracted into registers before the jump, spilling the loop's state).
             let op = code.fetch();
             // The hot instructions on their integer fast paths, without leaving the loop.
-            match op {
+            match *op {
                 Op::Jump { offset } => {
                     take_jump!(offset);
                     continue;
@@ -154,7 +156,7 @@ impl Machine {
                 // general path (and its type error).
                 Op::Car { dst, src } | Op::Cdr { dst, src } => {
                     let part = match win.get(src) {
-                        Value::Cons(cell) if matches!(op, Op::Car { .. }) => {
+                        Value::Cons(cell) if matches!(*op, Op::Car { .. }) => {
                             Some(cell.car().clone())
                         }
                         Value::Cons(cell) => Some(cell.cdr().clone()),
@@ -241,7 +243,7 @@ impl Machine {
                 }
                 Op::NumEq { dst, lhs, rhs } | Op::Less { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs) {
-                        let holds = if matches!(op, Op::NumEq { .. }) {
+                        let holds = if matches!(*op, Op::NumEq { .. }) {
                             a == b
                         } else {
                             a < b
@@ -399,7 +401,7 @@ impl Machine {
             sync!();
             std::mem::swap(&mut self.regs, regs);
             let pc = code.pc();
-            let outcome = self.exec(program, op, base, pc);
+            let outcome = self.exec(program, *op, base, pc);
             std::mem::swap(&mut self.regs, regs);
             // The instruction may have charged work beyond the instruction itself.
             let fuel = self.stats.fuel_used;

@@ -68,7 +68,7 @@ impl<'a> Cursor<'a> {
 
     /// The next instruction; the cursor moves past it.
     #[inline(always)]
-    pub(super) fn fetch(&mut self) -> Op {
+    pub(super) fn fetch(&mut self) -> &'a Op {
         debug_assert!(
             self.pc() < self.len,
             "fetch at {} of {}",
@@ -81,7 +81,7 @@ impl<'a> Cursor<'a> {
         // verified target. The slice is borrowed for `'a`, so it is live and unchanged.
         // The result may be one past the end, which `add` allows.
         unsafe {
-            let op = *self.ptr;
+            let op = &*self.ptr;
             self.ptr = self.ptr.add(1);
             op
         }
@@ -229,12 +229,12 @@ mod tests {
             Op::Jump { offset: -3 },
         ];
         let mut cursor = Cursor::new(&code, 0).expect("pc 0 is an instruction");
-        assert_eq!(cursor.fetch(), code[0]);
+        assert_eq!(*cursor.fetch(), code[0]);
         assert_eq!(cursor.pc(), 1);
-        assert_eq!(cursor.fetch(), Op::Jump { offset: 1 });
+        assert_eq!(*cursor.fetch(), Op::Jump { offset: 1 });
         cursor.jump(1);
         assert_eq!(cursor.pc(), 3);
-        assert_eq!(cursor.fetch(), Op::Jump { offset: -3 });
+        assert_eq!(*cursor.fetch(), Op::Jump { offset: -3 });
         assert_eq!(cursor.pc(), 4);
         cursor.jump(-3);
         assert_eq!(cursor.pc(), 1);
