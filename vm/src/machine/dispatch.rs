@@ -399,19 +399,8 @@ impl Machine {
                 _ => {}
             }
             sync!();
-            std::mem::swap(&mut self.regs, regs);
             let pc = code.pc();
-            let outcome = self.exec(program, *op, base, pc);
-            std::mem::swap(&mut self.regs, regs);
-            // The instruction may have charged work beyond the instruction itself.
-            let fuel = self.stats.fuel_used;
-            if fuel >= self.fuel_mark {
-                self.fuel_mark = fuel;
-                left = 0;
-            } else {
-                left = self.fuel_mark - fuel;
-            }
-            match outcome {
+            match self.general(program, regs, *op, base, pc) {
                 Ok(Flow::Next) => {}
                 Ok(Flow::Jump(offset)) => code.jump(offset),
                 Ok(Flow::Enter | Flow::Leave) => {
@@ -425,26 +414,58 @@ impl Machine {
                     code = enter!(func, top.pc);
                     base = top.base;
                 }
-                Ok(Flow::Finish) => {
-                    let value = std::mem::take(&mut self.outcome_value);
-                    self.state = State::Done(value.clone());
-                    return Ok(Step::Done(value));
-                }
-                Ok(Flow::Suspend) => {
-                    self.save_pc(pc);
-                    return self
-                        .pending
-                        .take()
-                        .ok_or_else(|| internal("suspension without a request"));
+                Ok(flow @ (Flow::Finish | Flow::Suspend)) => {
+                    return self.finish_or_suspend(flow, pc);
                 }
                 Err(error) => {
                     self.save_pc(pc);
                     return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                 }
             }
+            // The instruction may have charged work beyond the instruction itself.
+            let fuel = self.stats.fuel_used;
+            if fuel >= self.fuel_mark {
+                self.fuel_mark = fuel;
+                left = 0;
+            } else {
+                left = self.fuel_mark - fuel;
+            }
             win = Window::new(regs, base, func.registers)
                 .ok_or_else(|| internal("register window out of range"))?;
         }
+    }
+
+    /// The general path of one instruction, out of line so the loop's own code stays
+    /// small: `exec` with the register file put back into the machine around it.
+    #[inline(never)]
+    fn general(
+        &mut self,
+        program: &Program,
+        regs: &mut Vec<Value>,
+        op: Op,
+        base: usize,
+        pc: usize,
+    ) -> Result<Flow> {
+        std::mem::swap(&mut self.regs, regs);
+        let outcome = self.exec(program, op, base, pc);
+        std::mem::swap(&mut self.regs, regs);
+        outcome
+    }
+
+    /// The step after an instruction that finished the run or suspended it.
+    #[cold]
+    #[inline(never)]
+    fn finish_or_suspend(&mut self, flow: Flow, pc: usize) -> Result<Step> {
+        if let Flow::Suspend = flow {
+            self.save_pc(pc);
+            return self
+                .pending
+                .take()
+                .ok_or_else(|| internal("suspension without a request"));
+        }
+        let value = std::mem::take(&mut self.outcome_value);
+        self.state = State::Done(value.clone());
+        Ok(Step::Done(value))
     }
 
     /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
