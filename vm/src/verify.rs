@@ -4,9 +4,10 @@
 //! argument blocks, jump targets, constants (and that `Fail`/`AssertList` messages are
 //! strings), functions, tools, primitives, captures — and that no function can fall off the
 //! end of its code. Every error it reports is something a correct compiler cannot produce;
-//! the machine relies on these facts and indexes unchecked in one place only: the running
-//! frame's register window (`machine/regs.rs`), on the invariant stated at `reg` and
-//! `block` below.
+//! the machine relies on these facts and indexes unchecked in one place only,
+//! `machine/regs.rs`: the running frame's register window, on the invariant stated at
+//! `reg` and `block` below, and the code cursor, on the invariant stated at `jump` and at
+//! the terminator check in `verify`.
 
 use crate::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
 use crate::prims::PRIMITIVES;
@@ -99,6 +100,9 @@ impl Checker<'_> {
         }
     }
 
+    /// INVARIANT relied on by `machine/regs.rs` (`Cursor::fetch`, unchecked): every jump
+    /// target `pc + 1 + offset` lies in `0 .. code.len()`. Every jump operand of every
+    /// instruction goes through here.
     fn jump(&self, offset: i64) -> Result<(), VerifyError> {
         let target = i64::try_from(self.pc)
             .unwrap_or(i64::MAX)
@@ -300,6 +304,9 @@ pub(crate) fn verify(parts: &ProgramParts) -> Result<(), VerifyError> {
         if function.param_count() > usize::from(function.registers) {
             return Err(checker.fail("parameters exceed the register window"));
         }
+        // INVARIANT relied on by `machine/regs.rs` (`Cursor::fetch`, unchecked): the last
+        // instruction is one that never continues at the next, so no fetch runs past the
+        // end (and the code is not empty).
         match function.code.last() {
             Some(Op::Return { .. } | Op::Fail { .. } | Op::Jump { .. } | Op::TailCallFn { .. }) => {
             }

@@ -8,7 +8,7 @@
 //! completes its instruction or changes nothing and falls through to the general path.
 
 use super::calls::{PrimRun, call_primitive};
-use super::regs::Window;
+use super::regs::{Cursor, Window};
 use super::{Machine, State, internal};
 use crate::error::Result;
 use crate::isa::{Op, Reg};
@@ -56,8 +56,14 @@ impl Machine {
             .functions
             .get(top.func)
             .ok_or_else(|| internal("bad function"))?;
-        let mut pc = top.pc;
+        // The next instruction; remade (checked) whenever the running function changes.
+        let mut code =
+            Cursor::new(&func.code, top.pc).ok_or_else(|| internal("pc out of range"))?;
         let mut base = top.base;
+        // `|n| < int_bound` as one add and one unsigned compare, on locals (the machine's
+        // field would be reloaded through `self` on every arithmetic result).
+        let (int_bias, int_limit) = int_range(self.int_bound);
+        let fits = |n: i64| n.cast_unsigned().wrapping_add(int_bias) <= int_limit;
         // The running frame's registers; remade whenever the register file is used
         // otherwise (calls, returns, the general path) or the running function changes.
         let mut win = Window::new(regs, base, func.registers)
@@ -67,22 +73,28 @@ impl Machine {
         // synchronised (`sync!`) before any slow path runs and on every exit.
         self.fuel_mark = self.next_check.max(self.stats.fuel_used);
         let mut left = self.fuel_mark - self.stats.fuel_used;
+        // The cursor at `pc` of the function just entered; a `pc` outside its code (a
+        // machine bug) ends the run with an internal error rather than a panic.
+        macro_rules! enter {
+            ($func:expr, $pc:expr) => {
+                match Cursor::new(&$func.code, $pc) {
+                    Some(code) => code,
+                    None => {
+                        sync!();
+                        return Err(internal("pc out of range"));
+                    }
+                }
+            };
+        }
         macro_rules! sync {
             () => {
                 self.stats.fuel_used = self.fuel_mark - left
             };
         }
-        // Takes a verified relative jump; an out-of-range target (a verifier bug) ends the run
-        // with an internal error rather than a panic.
+        // Takes the verified relative jump of the instruction just fetched.
         macro_rules! take_jump {
             ($offset:expr) => {
-                match jump_target(pc, i64::from($offset)) {
-                    Some(target) => pc = target,
-                    None => {
-                        sync!();
-                        return Err(internal("jump out of range"));
-                    }
-                }
+                code.jump(i32::from($offset))
             };
         }
         loop {
@@ -96,29 +108,25 @@ impl Machine {
                         self.fuel_mark = fuel + left;
                     }
                     Ok(true) => {
-                        self.save_pc(pc);
+                        self.save_pc(code.pc());
                         self.stats.pauses += 1;
                         return Ok(Step::Pause);
                     }
                     Err(error) => {
-                        self.save_pc(pc);
-                        return Err(error.with_span(span_at(func, pc)));
+                        self.save_pc(code.pc());
+                        return Err(error.with_span(span_at(func, code.pc())));
                     }
                 }
             }
             left -= 1;
-            let Some(&op) = func.code.get(pc) else {
-                sync!();
-                return Err(internal("pc out of range"));
-            };
-            pc += 1;
+            // A reference, so each arm loads its own operands (a copy had every operand
+            // field extracted into registers before the jump, spilling the loop's state).
+            let op = code.fetch();
             // The hot instructions on their integer fast paths, without leaving the loop.
-            match op {
+            match *op {
                 Op::Jump { offset } => {
-                    if let Some(target) = jump_target(pc, i64::from(offset)) {
-                        pc = target;
-                        continue;
-                    }
+                    take_jump!(offset);
+                    continue;
                 }
                 Op::JumpIfNotLess { lhs, rhs, offset } => {
                     if let Some((a, b)) = win.ints(lhs, rhs) {
@@ -148,7 +156,7 @@ impl Machine {
                 // general path (and its type error).
                 Op::Car { dst, src } | Op::Cdr { dst, src } => {
                     let part = match win.get(src) {
-                        Value::Cons(cell) if matches!(op, Op::Car { .. }) => {
+                        Value::Cons(cell) if matches!(*op, Op::Car { .. }) => {
                             Some(cell.car().clone())
                         }
                         Value::Cons(cell) => Some(cell.cdr().clone()),
@@ -198,7 +206,7 @@ impl Machine {
                 } => {
                     if let Some((a, b)) = win.ints(reg, rhs)
                         && let Some(n) = a.checked_add(i64::from(imm))
-                        && n.unsigned_abs() < self.int_bound
+                        && fits(n)
                     {
                         win.set_int(reg, n);
                         if n < b {
@@ -210,7 +218,7 @@ impl Machine {
                 Op::Mul { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_mul(b)
-                        && n.unsigned_abs() < self.int_bound
+                        && fits(n)
                     {
                         win.set_int(dst, n);
                         continue;
@@ -227,7 +235,7 @@ impl Machine {
                 Op::AddImm { dst, lhs, imm } => {
                     if let Value::Int(a) = win.get(lhs)
                         && let Some(n) = a.checked_add(i64::from(imm))
-                        && n.unsigned_abs() < self.int_bound
+                        && fits(n)
                     {
                         win.set_int(dst, n);
                         continue;
@@ -235,7 +243,7 @@ impl Machine {
                 }
                 Op::NumEq { dst, lhs, rhs } | Op::Less { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs) {
-                        let holds = if matches!(op, Op::NumEq { .. }) {
+                        let holds = if matches!(*op, Op::NumEq { .. }) {
                             a == b
                         } else {
                             a < b
@@ -247,7 +255,7 @@ impl Machine {
                 Op::Add { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_add(b)
-                        && n.unsigned_abs() < self.int_bound
+                        && fits(n)
                     {
                         win.set_int(dst, n);
                         continue;
@@ -256,7 +264,7 @@ impl Machine {
                 Op::Sub { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_sub(b)
-                        && n.unsigned_abs() < self.int_bound
+                        && fits(n)
                     {
                         win.set_int(dst, n);
                         continue;
@@ -295,10 +303,10 @@ impl Machine {
                         argc,
                     };
                     if let Some((callee, new_base, window)) =
-                        self.push_call(program, regs, func, base, pc, call, None)
+                        self.push_call(program, regs, func, base, code.pc(), call, None)
                     {
                         func = callee;
-                        pc = 0;
+                        code = enter!(func, 0);
                         base = new_base;
                         win = window;
                         continue;
@@ -321,10 +329,10 @@ impl Machine {
                         };
                         let closure = Some(Arc::clone(closure));
                         if let Some((callee, new_base, window)) =
-                            self.push_call(program, regs, func, base, pc, call, closure)
+                            self.push_call(program, regs, func, base, code.pc(), call, closure)
                         {
                             func = callee;
-                            pc = 0;
+                            code = enter!(func, 0);
                             base = new_base;
                             win = window;
                             continue;
@@ -363,6 +371,7 @@ impl Machine {
                                 continue;
                             }
                             Err(error) => {
+                                let pc = code.pc();
                                 self.save_pc(pc);
                                 return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                             }
@@ -379,7 +388,7 @@ impl Machine {
                         self.pop_return(program, regs, value)
                     {
                         func = caller;
-                        pc = caller_pc;
+                        code = enter!(func, caller_pc);
                         base = caller_base;
                         win = window;
                         continue;
@@ -390,23 +399,10 @@ impl Machine {
                 _ => {}
             }
             sync!();
-            std::mem::swap(&mut self.regs, regs);
-            let outcome = self.exec(program, op, base, pc);
-            std::mem::swap(&mut self.regs, regs);
-            // The instruction may have charged work beyond the instruction itself.
-            let fuel = self.stats.fuel_used;
-            if fuel >= self.fuel_mark {
-                self.fuel_mark = fuel;
-                left = 0;
-            } else {
-                left = self.fuel_mark - fuel;
-            }
-            match outcome {
+            let pc = code.pc();
+            match self.general(program, regs, *op, base, pc) {
                 Ok(Flow::Next) => {}
-                Ok(Flow::Jump(offset)) => {
-                    pc = jump_target(pc, i64::from(offset))
-                        .ok_or_else(|| internal("jump out of range"))?;
-                }
+                Ok(Flow::Jump(offset)) => code.jump(offset),
                 Ok(Flow::Enter | Flow::Leave) => {
                     let Some(top) = self.frames.last() else {
                         return Err(internal("no frame after call"));
@@ -415,29 +411,61 @@ impl Machine {
                         .functions
                         .get(top.func)
                         .ok_or_else(|| internal("bad function"))?;
-                    pc = top.pc;
+                    code = enter!(func, top.pc);
                     base = top.base;
                 }
-                Ok(Flow::Finish) => {
-                    let value = std::mem::take(&mut self.outcome_value);
-                    self.state = State::Done(value.clone());
-                    return Ok(Step::Done(value));
-                }
-                Ok(Flow::Suspend) => {
-                    self.save_pc(pc);
-                    return self
-                        .pending
-                        .take()
-                        .ok_or_else(|| internal("suspension without a request"));
+                Ok(flow @ (Flow::Finish | Flow::Suspend)) => {
+                    return self.finish_or_suspend(flow, pc);
                 }
                 Err(error) => {
                     self.save_pc(pc);
                     return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                 }
             }
+            // The instruction may have charged work beyond the instruction itself.
+            let fuel = self.stats.fuel_used;
+            if fuel >= self.fuel_mark {
+                self.fuel_mark = fuel;
+                left = 0;
+            } else {
+                left = self.fuel_mark - fuel;
+            }
             win = Window::new(regs, base, func.registers)
                 .ok_or_else(|| internal("register window out of range"))?;
         }
+    }
+
+    /// The general path of one instruction, out of line so the loop's own code stays
+    /// small: `exec` with the register file put back into the machine around it.
+    #[inline(never)]
+    fn general(
+        &mut self,
+        program: &Program,
+        regs: &mut Vec<Value>,
+        op: Op,
+        base: usize,
+        pc: usize,
+    ) -> Result<Flow> {
+        std::mem::swap(&mut self.regs, regs);
+        let outcome = self.exec(program, op, base, pc);
+        std::mem::swap(&mut self.regs, regs);
+        outcome
+    }
+
+    /// The step after an instruction that finished the run or suspended it.
+    #[cold]
+    #[inline(never)]
+    fn finish_or_suspend(&mut self, flow: Flow, pc: usize) -> Result<Step> {
+        if let Flow::Suspend = flow {
+            self.save_pc(pc);
+            return self
+                .pending
+                .take()
+                .ok_or_else(|| internal("suspension without a request"));
+        }
+        let value = std::mem::take(&mut self.outcome_value);
+        self.state = State::Done(value.clone());
+        Ok(Step::Done(value))
     }
 
     /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
@@ -550,6 +578,45 @@ pub(super) fn put(regs: &mut [Value], index: usize, value: Value) -> bool {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::int_range;
+
+    #[test]
+    fn the_int_range_test_is_the_magnitude_bound() {
+        let samples = [
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 62) - 1,
+            -(1 << 62),
+            -(1 << 62) + 1,
+            -1025,
+            -1024,
+            -1023,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            1023,
+            1024,
+            1025,
+            (1 << 62) - 1,
+            1 << 62,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        for bits in [0u32, 1, 2, 10, 11, 61, 62, 63, 64, 65, 4096] {
+            let bound = if bits >= 64 { u64::MAX } else { 1u64 << bits };
+            let (bias, limit) = int_range(bound);
+            for n in samples {
+                let fast = n.cast_unsigned().wrapping_add(bias) <= limit;
+                assert_eq!(fast, n.unsigned_abs() < bound, "bits {bits} n {n}");
+            }
+        }
+    }
+}
+
 /// The operands of a call instruction whose callee function is known.
 #[derive(Clone, Copy)]
 pub(super) struct CallSite {
@@ -575,9 +642,18 @@ pub(super) enum Flow {
     Suspend,
 }
 
-pub(super) fn jump_target(pc: usize, offset: i64) -> Option<usize> {
-    let target = i64::try_from(pc).ok()?.checked_add(offset)?;
-    usize::try_from(target).ok()
+/// `(bias, limit)` such that `|n| < bound` exactly when `n + bias <= limit` in wrapping
+/// unsigned arithmetic, for every `bound >= 1` (`bound` is `2^number_bits`, saturated).
+/// For `bound <= 2^63`: `n` in `-(bound-1) ..= bound-1` maps onto `0 ..= 2*bound-2`, and
+/// every other `i64` onto a value above it (below zero wraps above `2^63 + bound - 2`).
+/// A larger bound admits every `i64`.
+pub(super) fn int_range(bound: u64) -> (u64, u64) {
+    if bound > 1 << 63 {
+        (0, u64::MAX)
+    } else {
+        let bias = bound.saturating_sub(1);
+        (bias, bias * 2)
+    }
 }
 
 pub(super) fn span_at(func: &Function, pc: usize) -> crate::Span {

@@ -42,8 +42,9 @@ impl Machine {
         Ok(slice.iter().cloned().collect())
     }
 
-    /// Executes one instruction. `pc` is already advanced past it.
-    #[inline(never)]
+    /// Executes one instruction. `pc` is already advanced past it. Inlined into its one
+    /// caller, the dispatch loop's out-of-line general path.
+    #[inline(always)]
     #[allow(clippy::too_many_lines)]
     pub(super) fn exec(
         &mut self,

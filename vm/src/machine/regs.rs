@@ -1,5 +1,6 @@
 //! The running frame's register window, read and written without a bounds check per
-//! operand: the crate's one audited `unsafe` module.
+//! operand, and its code cursor, fetched without a bounds check per instruction: the
+//! crate's one audited `unsafe` module.
 //!
 //! A [`Window`] is made from the register file once per frame entry (a call, a return, the
 //! end of a slow-path instruction), checked then: `base + registers <= regs.len()`. It
@@ -18,12 +19,96 @@
 //! Measured (callgrind, `loop`/`fib25`/`closures`, see benches/README.md "dispatch and
 //! call path round 3"): the checked form costs a reload of the file's length and base and
 //! a compare-and-branch per operand.
+//!
+//! A [`Cursor`] points at the running function's next instruction. It is made once per
+//! frame entry from the function's code and a `pc`, checked then: `pc < code.len()`.
+//! Invariant relied on (`SAFETY` at `fetch` and `jump`): the last instruction of every
+//! function is a terminator (`RETURN`, `FAIL`, `JUMP`, `TAILCALL`, none of which continues
+//! at the next instruction), and every jump target `pc + 1 + offset` lies in
+//! `0 .. code.len()`: the verifier proves both (`verify.rs`, `jump` and the terminator
+//! check in `verify`). So a fetch after an instruction that continues, or after a taken
+//! jump, is always within the code. The dispatch loop only jumps by the offset of the
+//! instruction it just fetched, and remakes the cursor (checked) whenever the running
+//! function or `pc` changes otherwise (calls, returns, handlers, resumption).
 
 // `unsafe` is allowed here by the module's declaration in `machine/mod.rs`, and only here.
 
-use crate::isa::Reg;
+use crate::isa::{Op, Reg};
 use crate::value::Value;
 use std::marker::PhantomData;
+
+/// The running function's next instruction, within `start .. start + len`.
+pub(super) struct Cursor<'a> {
+    ptr: *const Op,
+    start: *const Op,
+    /// Read by the debug assertions only.
+    len: usize,
+    code: PhantomData<&'a [Op]>,
+}
+
+impl<'a> Cursor<'a> {
+    /// The cursor at instruction `pc` of `code`; `None` when `pc` is not an instruction.
+    #[inline(always)]
+    pub(super) fn new(code: &'a [Op], pc: usize) -> Option<Cursor<'a>> {
+        let op = code.get(pc)?;
+        Some(Cursor {
+            ptr: std::ptr::from_ref(op),
+            start: code.as_ptr(),
+            len: code.len(),
+            code: PhantomData,
+        })
+    }
+
+    /// The index of the next instruction.
+    #[inline(always)]
+    pub(super) fn pc(&self) -> usize {
+        // `ptr` and `start` point into (or one past) the same slice, `ptr >= start`.
+        (self.ptr.addr() - self.start.addr()) / std::mem::size_of::<Op>()
+    }
+
+    /// The next instruction; the cursor moves past it.
+    #[inline(always)]
+    pub(super) fn fetch(&mut self) -> &'a Op {
+        debug_assert!(
+            self.pc() < self.len,
+            "fetch at {} of {}",
+            self.pc(),
+            self.len
+        );
+        // SAFETY: `ptr < start + len` by the terminator and jump invariants (module doc):
+        // the cursor was made at a checked `pc`, and moves only past an instruction that is
+        // not the last (the last is a terminator, which never continues) or by a jump to a
+        // verified target. The slice is borrowed for `'a`, so it is live and unchanged.
+        // The result may be one past the end, which `add` allows.
+        unsafe {
+            let op = &*self.ptr;
+            self.ptr = self.ptr.add(1);
+            op
+        }
+    }
+
+    /// Takes the jump of the instruction just fetched: `offset` relative to the next one.
+    #[inline(always)]
+    pub(super) fn jump(&mut self, offset: i32) {
+        debug_assert!(
+            i64::try_from(self.pc())
+                .ok()
+                .and_then(|pc| pc.checked_add(i64::from(offset)))
+                .and_then(|t| usize::try_from(t).ok())
+                .is_some_and(|t| t < self.len),
+            "jump {offset} from {} of {}",
+            self.pc(),
+            self.len
+        );
+        // SAFETY: the offset is that of the instruction just fetched, whose target
+        // `pc + offset` lies in `0 .. len` by the verifier's jump invariant (module doc),
+        // so the result points at an instruction of the same slice. `i32` to `isize`
+        // is lossless on the 32- and 64-bit targets the crate builds for.
+        unsafe {
+            self.ptr = self.ptr.offset(offset as isize);
+        }
+    }
+}
 
 /// The registers `base .. base + len` of the register file, borrowed mutably.
 pub(super) struct Window<'a> {
@@ -133,6 +218,28 @@ mod tests {
         assert!(window.block(Reg(3), 0).is_empty());
         assert!(matches!(regs[2], Value::Int(5)));
         assert!(matches!(regs[4], Value::Int(7)));
+    }
+
+    #[test]
+    fn a_cursor_fetches_in_order_and_jumps_by_offset() {
+        let code = [
+            Op::LoadNil { dst: Reg(0) },
+            Op::Jump { offset: 1 },
+            Op::LoadT { dst: Reg(0) },
+            Op::Jump { offset: -3 },
+        ];
+        let mut cursor = Cursor::new(&code, 0).expect("pc 0 is an instruction");
+        assert_eq!(*cursor.fetch(), code[0]);
+        assert_eq!(cursor.pc(), 1);
+        assert_eq!(*cursor.fetch(), Op::Jump { offset: 1 });
+        cursor.jump(1);
+        assert_eq!(cursor.pc(), 3);
+        assert_eq!(*cursor.fetch(), Op::Jump { offset: -3 });
+        assert_eq!(cursor.pc(), 4);
+        cursor.jump(-3);
+        assert_eq!(cursor.pc(), 1);
+        assert!(Cursor::new(&code, 4).is_none());
+        assert!(Cursor::new(&[], 0).is_none());
     }
 
     #[test]
