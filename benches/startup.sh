@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Whole-process start-up of the release CLI beside Debian's Lua 5.4 (issue #16's "trivial
+# script, whole process" row). Build first:
+#   cargo build --release -p ptc-cli --bin ptc
+# then `benches/startup.sh` (valgrind, perf, readelf and lua5.4 on PATH; LUA=... to use
+# another Lua, PTC=... another ptc binary, RUNS=... the wall-time repetitions, default 200).
+# Instructions: callgrind over the whole process, from the dynamic loader's first
+# instruction to exit (no toggle), so relocation processing and every initialiser count.
+# Wall: `perf stat -r RUNS`, the mean elapsed time and the mean task-clock (CPU time).
+# Size: the file's bytes; relocations: the entries `readelf -rW` lists (dynamic loader work).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ptc=${PTC:-target/release/ptc}
+lua=${LUA:-lua5.4}
+runs=${RUNS:-200}
+script=benches/programs/cold_tiny.lisp
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+instructions() {
+  local count=""
+  # A loaded machine occasionally leaves an empty summary; such a run is retried.
+  for _ in 1 2 3; do
+    valgrind --tool=callgrind --callgrind-out-file="$work/out" "$@" >"$work/stdout" 2>"$work/stderr" \
+      || { cat "$work/stderr" >&2; exit 1; }
+    count=$(awk '/^summary:/ {print $2}' "$work/out")
+    [ -n "$count" ] && [ "$count" != 0 ] && break
+  done
+  echo "$count"
+}
+
+# "elapsed-ms task-clock-ms" of RUNS runs.
+wall() {
+  perf stat -r "$runs" -x, -e task-clock -o "$work/perf" "$@" >/dev/null 2>&1
+  local task elapsed
+  task=$(awk -F, '/task-clock/ {print $1; exit}' "$work/perf")
+  # -x leaves the elapsed line out; time the same runs by hand for it.
+  local start end
+  start=$(date +%s%N)
+  for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1; done
+  end=$(date +%s%N)
+  elapsed=$(awk -v s="$start" -v e="$end" -v n="$runs" 'BEGIN {printf "%.3f", (e - s) / n / 1e6}')
+  printf '%s %.3f\n' "$elapsed" "$task"
+}
+
+relocations() { readelf -rW "$1" | grep -c '^[0-9a-f]\{12,\}' || true; }
+
+ptc_out=$("$ptc" run "$script")
+[ "$ptc_out" = 6 ] || { echo "ptc run $script printed '$ptc_out', not 6" >&2; exit 1; }
+lua_out=$("$lua" -e 'print(1)')
+[ "$lua_out" = 1 ] || { echo "lua printed '$lua_out', not 1" >&2; exit 1; }
+
+echo "load: $(uptime | sed 's/.*load average/load average/')"
+echo
+echo "| process | bytes | relocations | instructions | mean wall ms | mean task-clock ms |"
+echo "|---|---|---|---|---|---|"
+read -r pw pt < <(wall "$ptc" run "$script")
+echo "| ptc run $script | $(stat -c %s "$ptc") | $(relocations "$ptc") | $(instructions "$ptc" run "$script") | $pw | $pt |"
+lua_bin=$(command -v "$lua")
+lua_bin=$(readlink -f "$lua_bin")
+read -r lw lt < <(wall "$lua" -e 'print(1)')
+echo "| $lua -e 'print(1)' | $(stat -c %s "$lua_bin") | $(relocations "$lua_bin") | $(instructions "$lua" -e 'print(1)') | $lw | $lt |"
