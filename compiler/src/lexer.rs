@@ -646,11 +646,10 @@ pub fn lex(
     limits: &Limits,
     interner: &mut Interner,
 ) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
-    let raw: Vec<(Result<Raw<'_>, LexError>, Span)> = Raw::lexer(source)
-        .spanned()
-        .map(|(token, range)| (token, span_of(&range)))
-        .collect();
-    let mut tokens = Vec::with_capacity(raw.len());
+    let mut raw = Raw::lexer(source);
+    // One token per three bytes of source covers ordinary code (the agent script of
+    // issue 19 has one per 3.5), so the vector rarely grows.
+    let mut tokens = Vec::with_capacity(source.len() / 3 + 1);
     let mut diagnostics = Vec::new();
     let symbol = |name: &str, uninterned: bool, interner: &mut Interner| match name {
         "nil" => SexpKind::Nil,
@@ -658,8 +657,9 @@ pub fn lex(
         _ if uninterned => SexpKind::Sym(interner.gensym(name)),
         _ => SexpKind::Sym(interner.intern(name)),
     };
-    for (index, (token, span)) in raw.iter().enumerate() {
-        let cooked: Result<Token, LexError> = match token {
+    while let Some(token) = raw.next() {
+        let span = &span_of(&raw.span());
+        let cooked: Result<Token, LexError> = match &token {
             Err(error) => Err(error.clone()),
             Ok(Raw::Nul) => Err(LexError::invalid("NUL byte outside a string")),
             Ok(Raw::Open) => Ok(Token::Open),
@@ -701,7 +701,8 @@ pub fn lex(
                     // record, whose type (Emacs's `type-of`) is its tag when that is a
                     // plain symbol. Other tags (numbers, strings, escaped names) keep the
                     // generic name `record`.
-                    let tag = match raw.get(index + 1).map(|(token, _)| token) {
+                    let next = raw.clone().next();
+                    let tag = match &next {
                         Some(Ok(Raw::Atom(AtomText {
                             text,
                             escaped: false,
