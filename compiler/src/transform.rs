@@ -141,7 +141,13 @@ fn count_into(form: &Sexp, cap: u64, count: &mut u64, depth: u32) {
         if *count > cap {
             return;
         }
-        count_into(child, cap, count, depth + 1);
+        match child.kind {
+            SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..) => {
+                count_into(child, cap, count, depth + 1);
+            }
+            // Atoms are counted here: no call per leaf.
+            _ => *count = count.saturating_add(1),
+        }
     }
 }
 
@@ -184,6 +190,20 @@ pub fn expand(
     limits: &Limits,
     interner: &mut Interner,
 ) -> Result<Sexp, Diagnostic> {
+    expand_counted(transformer, form, limits, interner).map(|(expansion, _)| expansion)
+}
+
+/// [`expand`], with the expansion's node count ([`count_nodes`], exact: it is within
+/// [`Limits::expansion_nodes`]).
+///
+/// # Errors
+/// As [`expand`].
+pub fn expand_counted(
+    transformer: Transformer,
+    form: &Sexp,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(Sexp, u64), Diagnostic> {
     let items = form.as_list().unwrap_or_default();
     let mut build = Builder {
         span: form.span,
@@ -197,7 +217,8 @@ pub fn expand(
         Transformer::Backquote => build.backquote(items, limits)?,
         Transformer::Sugar(name) => crate::sugar::expand(&mut build, name, items)?,
     };
-    if count_nodes(&expansion, limits.expansion_nodes) > limits.expansion_nodes {
+    let nodes = count_nodes(&expansion, limits.expansion_nodes);
+    if nodes > limits.expansion_nodes {
         return Err(Diagnostic::new(
             "E0220",
             ErrorKind::Expansion,
@@ -208,7 +229,7 @@ pub fn expand(
             form.span,
         ));
     }
-    Ok(expansion)
+    Ok((expansion, nodes))
 }
 
 /// A loop's VAR, its LIST or COUNT, its optional RESULT form and its body.
