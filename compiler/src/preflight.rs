@@ -323,7 +323,7 @@ impl Walk<'_> {
                 }
                 if let Some(entry) = quoted.and_then(|target| self.roster.get(target)) {
                     let out = &mut self.diagnostics;
-                    match &*name {
+                    match name {
                         "funcall" => {
                             preflight_args::check_funcall(entry, form, items, interner, out);
                         }
