@@ -260,7 +260,7 @@ impl Parser {
                 }
             }
         }
-        Ok(self.scratch.drain(mark..).collect())
+        Ok(self.scratch.split_off(mark))
     }
 
     /// The closing `token` of a list or vector. At the end of the input the list is closed
