@@ -192,7 +192,7 @@ pub fn compile_with_inputs(
         .reduce(Span::join)
         .unwrap_or_default();
     let direct_call = direct::classify(&forms, roster, &interner);
-    let effective = direct::effective_roster(roster, direct_call.as_ref());
+    let effective = direct::effective_roster_shared(roster, direct_call.as_ref());
     let mut definitions = definitions::collect(forms, &effective, &interner)?;
     deadline.check(span)?;
     preflight::preflight_until(
@@ -206,7 +206,7 @@ pub fn compile_with_inputs(
     deadline.check(span)?;
     let tools: Vec<String> = effective.tools.iter().map(|t| t.name.clone()).collect();
 
-    let mut macros = VmMacros::new(&definitions.items, limits, tools.clone());
+    let mut macros = VmMacros::new(&definitions.items, limits, &effective.tools);
     macros.set_deadline(deadline);
     for definition in &definitions.items {
         if deadline.expired() {

@@ -12,6 +12,7 @@ use crate::ast::{Sexp, SexpKind};
 use crate::roster::Roster;
 use crate::tables::{is_primitive, name_of, operator_name};
 use ptc_vm::{Interner, Span};
+use std::borrow::Cow;
 
 /// The one tool call a direct script consists of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,15 +61,25 @@ pub fn classify(forms: &[Sexp], roster: &Roster, interner: &Interner) -> Option<
 /// without its standalone-only tools.
 #[must_use]
 pub fn effective_roster(roster: &Roster, direct: Option<&DirectCall>) -> Roster {
-    if direct.is_some() {
-        return roster.clone();
+    effective_roster_shared(roster, direct).into_owned()
+}
+
+/// [`effective_roster`], borrowing `roster` when it is already the answer (a direct
+/// script, or a roster without standalone-only tools): no copy of the tools per compile.
+#[must_use]
+pub fn effective_roster_shared<'r>(
+    roster: &'r Roster,
+    direct: Option<&DirectCall>,
+) -> Cow<'r, Roster> {
+    if direct.is_some() || !roster.tools.iter().any(|tool| tool.standalone) {
+        return Cow::Borrowed(roster);
     }
-    Roster {
+    Cow::Owned(Roster {
         tools: roster
             .tools
             .iter()
             .filter(|tool| !tool.standalone)
             .cloned()
             .collect(),
-    }
+    })
 }

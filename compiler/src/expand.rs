@@ -211,8 +211,9 @@ impl<'a> Expansion<'a> {
         Diagnostic::new(code, ErrorKind::Expansion, message, span)
     }
 
-    /// Charges one expansion of `form` into `expansion` to the program budgets.
-    fn account(&mut self, form: &Sexp, expansion: &Sexp) -> Result<(), Diagnostic> {
+    /// Charges one expansion of `form` into an expansion of `produced` nodes (its
+    /// [`count_nodes`], exact within [`Limits::expansion_nodes`]) to the program budgets.
+    fn account(&mut self, form: &Sexp, produced: u64) -> Result<(), Diagnostic> {
         let span = form.span;
         self.expansions = self.expansions.saturating_add(1);
         if self.expansions > self.budget.expansions {
@@ -225,7 +226,6 @@ impl<'a> Expansion<'a> {
                 span,
             ));
         }
-        let produced = count_nodes(expansion, self.budget.size);
         let replaced = count_nodes(form, self.budget.size);
         self.work = self.work.saturating_add(produced);
         if self.work > self.budget.work {
@@ -252,10 +252,12 @@ impl<'a> Expansion<'a> {
         Ok(())
     }
 
-    /// Checks one macro expansion against the expansion and reader-contract limits.
-    fn validate_macro_output(&self, expansion: &Sexp, span: Span) -> Result<(), Diagnostic> {
+    /// Checks one macro expansion against the expansion and reader-contract limits; its
+    /// node count ([`count_nodes`]) when it is within them.
+    fn validate_macro_output(&self, expansion: &Sexp, span: Span) -> Result<u64, Diagnostic> {
         let limits = self.limits;
-        if count_nodes(expansion, limits.expansion_nodes) > limits.expansion_nodes {
+        let size = count_nodes(expansion, limits.expansion_nodes);
+        if size > limits.expansion_nodes {
             return Err(Diagnostic::new(
                 "E0230",
                 ErrorKind::Expansion,
@@ -297,7 +299,7 @@ impl<'a> Expansion<'a> {
             let child_depth = depth.saturating_add(1);
             pending.extend(children.iter().map(|c| (c, child_depth)));
         }
-        Ok(())
+        Ok(size)
     }
 
     /// Rewrites the call at `form` until its operator is no transformer or macro.
@@ -311,17 +313,17 @@ impl<'a> Expansion<'a> {
             let Some(head) = form.head_symbol().filter(|s| !s.is_keyword()) else {
                 return Ok(());
             };
-            let expansion = if let Some(transformer) = Transformer::of(form, interner) {
-                transform::expand(transformer, form, self.limits, interner)?
+            let (expansion, produced) = if let Some(transformer) = Transformer::of(form, interner) {
+                transform::expand_counted(transformer, form, self.limits, interner)?
             } else if expander.is_macro(head) {
                 let args = form.as_list().and_then(|i| i.get(1..)).unwrap_or_default();
                 let expansion = expander.expand(head, args, form.span, interner)?;
-                self.validate_macro_output(&expansion, form.span)?;
-                expansion
+                let produced = self.validate_macro_output(&expansion, form.span)?;
+                (expansion, produced)
             } else {
                 return Ok(());
             };
-            self.account(form, &expansion)?;
+            self.account(form, produced)?;
             *form = expansion;
         }
     }

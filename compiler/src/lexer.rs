@@ -186,6 +186,33 @@ fn ends_symbol(c: char) -> bool {
         )
 }
 
+/// Where the first character of `text` that ends a symbol ([`ends_symbol`]) or starts an
+/// escape (`\\`) is, or `text.len()`: a scan over bytes (every such character is ASCII
+/// but U+00A0, whose UTF-8 form is `C2 A0`; no other character's encoding contains that
+/// pair at a character boundary, and a scan from a boundary only meets `C2` at one).
+fn plain_atom_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if byte < 0x80 {
+            if byte == b'\\' || ends_symbol(char::from(byte)) {
+                return at;
+            }
+            at += 1;
+        } else if byte == 0xC2 && bytes.get(at + 1) == Some(&0xA0) {
+            return at;
+        } else {
+            // A lead byte: skip the whole character.
+            at += match byte {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
+        }
+    }
+    bytes.len()
+}
+
 /// Runs `scan` over the lexer's remainder and advances the lexer past what it consumed,
 /// whether it succeeded or not (so a bad string is skipped as a whole).
 fn scanning<'s, T>(
@@ -454,10 +481,7 @@ fn scan_atom<'s>(lex: &mut logos::Lexer<'s, Raw<'s>>) -> Result<AtomText<'s>, Le
     let first = lex.slice();
     if first != "\\" {
         let rest = lex.remainder();
-        let end = rest
-            .char_indices()
-            .find(|&(_, c)| ends_symbol(c) || c == '\\')
-            .map_or(rest.len(), |(at, _)| at);
+        let end = plain_atom_end(rest);
         if !rest[end..].starts_with('\\') {
             lex.bump(end);
             return Ok(AtomText {
@@ -646,11 +670,10 @@ pub fn lex(
     limits: &Limits,
     interner: &mut Interner,
 ) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
-    let raw: Vec<(Result<Raw<'_>, LexError>, Span)> = Raw::lexer(source)
-        .spanned()
-        .map(|(token, range)| (token, span_of(&range)))
-        .collect();
-    let mut tokens = Vec::with_capacity(raw.len());
+    let mut raw = Raw::lexer(source);
+    // One token per three bytes of source covers ordinary code (the agent script of
+    // issue 19 has one per 3.5), so the vector rarely grows.
+    let mut tokens = Vec::with_capacity(source.len() / 3 + 1);
     let mut diagnostics = Vec::new();
     let symbol = |name: &str, uninterned: bool, interner: &mut Interner| match name {
         "nil" => SexpKind::Nil,
@@ -658,8 +681,9 @@ pub fn lex(
         _ if uninterned => SexpKind::Sym(interner.gensym(name)),
         _ => SexpKind::Sym(interner.intern(name)),
     };
-    for (index, (token, span)) in raw.iter().enumerate() {
-        let cooked: Result<Token, LexError> = match token {
+    while let Some(token) = raw.next() {
+        let span = &span_of(&raw.span());
+        let cooked: Result<Token, LexError> = match &token {
             Err(error) => Err(error.clone()),
             Ok(Raw::Nul) => Err(LexError::invalid("NUL byte outside a string")),
             Ok(Raw::Open) => Ok(Token::Open),
@@ -701,7 +725,8 @@ pub fn lex(
                     // record, whose type (Emacs's `type-of`) is its tag when that is a
                     // plain symbol. Other tags (numbers, strings, escaped names) keep the
                     // generic name `record`.
-                    let tag = match raw.get(index + 1).map(|(token, _)| token) {
+                    let next = raw.clone().next();
+                    let tag = match &next {
                         Some(Ok(Raw::Atom(AtomText {
                             text,
                             escaped: false,
@@ -751,4 +776,43 @@ pub fn lex(
         }
     }
     (tokens, diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ends_symbol, plain_atom_end};
+
+    #[test]
+    fn the_byte_scan_finds_what_the_character_scan_finds() {
+        let by_chars = |text: &str| {
+            text.char_indices()
+                .find(|&(_, c)| ends_symbol(c) || c == '\\')
+                .map_or(text.len(), |(at, _)| at)
+        };
+        for text in [
+            "",
+            "abc",
+            "seq-take)",
+            "a b",
+            "é(",
+            "x\u{a0}y",
+            "\u{a0}",
+            "日本語 x",
+            "🦀;",
+            "a\\b",
+            "a\0b",
+            "ab\"c",
+            "a'b",
+            "a`b",
+            "a,b",
+            "a#b",
+            "a[b",
+            "a]b",
+            "a?b",
+            "ÿ\u{a1}z",
+            "\u{c2}\u{a0}",
+        ] {
+            assert_eq!(plain_atom_end(text), by_chars(text), "{text:?}");
+        }
+    }
 }

@@ -21,6 +21,7 @@ use crate::diagnostic::Diagnostic;
 use crate::expand::{Expansion, MacroExpander, expanded_depth_limit};
 use crate::lambda_list;
 use crate::lower::{self, FunctionDef, LowerInput};
+use crate::roster::RosterTool;
 use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Machine, Span, Step, Symbol, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -36,14 +37,19 @@ pub(crate) struct VmMacros<'a> {
     order: Vec<Symbol>,
     in_progress: FxHashSet<Symbol>,
     limits: Limits,
-    tools: Vec<String>,
+    /// The tools the script may call (their names are the macro programs' roster).
+    tools: &'a [RosterTool],
     fuel_left: u64,
     /// The compilation's `seconds` budget: each macro run's clock is the time left.
     deadline: Option<crate::compile::Deadline>,
 }
 
 impl<'a> VmMacros<'a> {
-    pub(crate) fn new(definitions: &'a [Definition], limits: &Limits, tools: Vec<String>) -> Self {
+    pub(crate) fn new(
+        definitions: &'a [Definition],
+        limits: &Limits,
+        tools: &'a [RosterTool],
+    ) -> Self {
         VmMacros {
             definitions,
             expanded: FxHashMap::default(),
@@ -138,7 +144,7 @@ impl<'a> VmMacros<'a> {
             macros: Vec::new(),
             body: &body,
             span,
-            tools: self.tools.clone(),
+            tools: self.tools.iter().map(|tool| tool.name.clone()).collect(),
             inputs: Vec::new(),
         };
         let program = lower::lower(input, &parse_params)?;

@@ -100,6 +100,7 @@ pub fn parse(tokens: Vec<(Token, Span)>, end: u32) -> Parsed {
         at: 0,
         eoi: Span::new(end, end),
         errors: Vec::new(),
+        scratch: Vec::with_capacity(32),
     };
     let forms = parser.script();
     (forms, parser.errors)
@@ -113,6 +114,10 @@ struct Parser {
     eoi: Span,
     /// Errors recorded without stopping the parse.
     errors: Vec<ParseError>,
+    /// The elements of the lists being read, innermost last: each list's elements are
+    /// gathered here and moved into one exactly sized `Vec` when the list ends, so a list
+    /// costs one allocation and no reallocation.
+    scratch: Vec<Sexp>,
 }
 
 /// Whether `token` can start a datum.
@@ -245,11 +250,17 @@ impl Parser {
 
     /// The data up to the next token that cannot start one.
     fn items(&mut self) -> Result<Vec<Sexp>, ParseError> {
-        let mut items = Vec::new();
+        let mark = self.scratch.len();
         while self.peek().is_some_and(starts_datum) {
-            items.push(self.datum()?);
+            match self.datum() {
+                Ok(item) => self.scratch.push(item),
+                Err(error) => {
+                    self.scratch.truncate(mark);
+                    return Err(error);
+                }
+            }
         }
-        Ok(items)
+        Ok(self.scratch.split_off(mark))
     }
 
     /// The closing `token` of a list or vector. At the end of the input the list is closed

@@ -41,7 +41,6 @@ use crate::transform::{self, Transformer};
 use ptc_vm::prims::PRIMITIVES;
 use ptc_vm::{Error, ErrorKind, Interner, Limits, Span};
 use rustc_hash::FxHashSet;
-use std::sync::Arc;
 
 /// The tail of the unknown-functions message (after the names and a period).
 pub const UNKNOWN_TAIL: &str = "Callable names are limited to the documented special forms and conveniences, the pure data primitives, this script's definitions, and this request's tools";
@@ -231,8 +230,6 @@ impl Walk<'_> {
             self.forms(items, inner, interner);
             return;
         };
-        // Shared with the table (no copy): the walk below needs the table mutably.
-        let name = interner.shared_name(head).unwrap_or_else(|| Arc::from(""));
         let args = items.get(1..).unwrap_or_default();
         // The conveniences of `crate::sugar` bind names and take unevaluated parts, so
         // they are checked through their real expansion, as backquote is.
@@ -243,7 +240,10 @@ impl Walk<'_> {
             }
             return;
         }
-        match &*name {
+        // Borrowed from the table: every arm is done with it before it recurses (which
+        // may write the table).
+        let name = interner.name(head).unwrap_or_default();
+        match name {
             "quote" => {}
             "`" => match transform::expand(Transformer::Backquote, form, self.limits, interner) {
                 Ok(expansion) => self.form(&expansion, depth, interner),
@@ -323,7 +323,7 @@ impl Walk<'_> {
                 }
                 if let Some(entry) = quoted.and_then(|target| self.roster.get(target)) {
                     let out = &mut self.diagnostics;
-                    match &*name {
+                    match name {
                         "funcall" => {
                             preflight_args::check_funcall(entry, form, items, interner, out);
                         }

@@ -306,19 +306,25 @@ fn count_nodes(forms: &[Sexp], limit: u64, whole: Span) -> Result<(), Diagnostic
     if count > limit {
         return Err(over(whole));
     }
-    let mut stack: Vec<&Sexp> = forms.iter().rev().collect();
-    while let Some(sexp) = stack.pop() {
+    // Pre-order, as the cons cells would be met: each level is its elements' iterator and
+    // a dotted list's tail, visited after its elements.
+    let mut stack: Vec<(std::slice::Iter<'_, Sexp>, Option<&Sexp>)> = Vec::with_capacity(16);
+    stack.push((forms.iter(), None));
+    while let Some((items, tail)) = stack.last_mut() {
+        let Some(sexp) = items.next().or_else(|| tail.take()) else {
+            stack.pop();
+            continue;
+        };
         count = count.saturating_add(1);
         match &sexp.kind {
             SexpKind::List(items) => {
                 count = count.saturating_add(length(items));
-                stack.extend(items.iter().rev());
+                stack.push((items.iter(), None));
             }
-            SexpKind::Vector(items) => stack.extend(items.iter().rev()),
+            SexpKind::Vector(items) => stack.push((items.iter(), None)),
             SexpKind::Dotted(items, tail) => {
                 count = count.saturating_add(length(items));
-                stack.push(tail);
-                stack.extend(items.iter().rev());
+                stack.push((items.iter(), Some(tail)));
             }
             _ => {}
         }

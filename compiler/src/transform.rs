@@ -107,9 +107,51 @@ impl Transformer {
 }
 
 /// Nodes of `form` counted as cons cells plus atoms (a list of n elements is n cells plus
-/// its elements; a vector is one node plus its elements), stopping once past `cap`.
+/// its elements; a vector is one node plus its elements), stopping once past `cap`: the
+/// count is exact up to `cap`, and above `cap` whenever the real count is.
+///
+/// Recursive to [`COUNT_RECURSION`] levels (no allocation for ordinary code), iterative
+/// below that, so an unvalidated macro expansion of any depth cannot exhaust the stack.
 #[must_use]
 pub fn count_nodes(form: &Sexp, cap: u64) -> u64 {
+    let mut count = 0;
+    count_into(form, cap, &mut count, 0);
+    count
+}
+
+/// How deep [`count_nodes`] recurses before it switches to a heap stack.
+const COUNT_RECURSION: u32 = 64;
+
+fn count_into(form: &Sexp, cap: u64, count: &mut u64, depth: u32) {
+    let (own, children, tail): (u64, &[Sexp], Option<&Sexp>) = match &form.kind {
+        SexpKind::List(items) => (items.len() as u64, items, None),
+        SexpKind::Vector(items) => (1, items, None),
+        SexpKind::Dotted(items, tail) => (items.len() as u64, items, Some(tail)),
+        _ => {
+            *count = count.saturating_add(1);
+            return;
+        }
+    };
+    if depth >= COUNT_RECURSION {
+        *count = count.saturating_add(count_iteratively(form, cap.saturating_sub(*count)));
+        return;
+    }
+    *count = count.saturating_add(own);
+    for child in children.iter().chain(tail) {
+        if *count > cap {
+            return;
+        }
+        match child.kind {
+            SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..) => {
+                count_into(child, cap, count, depth + 1);
+            }
+            // Atoms are counted here: no call per leaf.
+            _ => *count = count.saturating_add(1),
+        }
+    }
+}
+
+fn count_iteratively(form: &Sexp, cap: u64) -> u64 {
     let mut count: u64 = 0;
     let mut pending = vec![form];
     while let Some(item) = pending.pop() {
@@ -148,6 +190,20 @@ pub fn expand(
     limits: &Limits,
     interner: &mut Interner,
 ) -> Result<Sexp, Diagnostic> {
+    expand_counted(transformer, form, limits, interner).map(|(expansion, _)| expansion)
+}
+
+/// [`expand`], with the expansion's node count ([`count_nodes`], exact: it is within
+/// [`Limits::expansion_nodes`]).
+///
+/// # Errors
+/// As [`expand`].
+pub fn expand_counted(
+    transformer: Transformer,
+    form: &Sexp,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(Sexp, u64), Diagnostic> {
     let items = form.as_list().unwrap_or_default();
     let mut build = Builder {
         span: form.span,
@@ -161,7 +217,8 @@ pub fn expand(
         Transformer::Backquote => build.backquote(items, limits)?,
         Transformer::Sugar(name) => crate::sugar::expand(&mut build, name, items)?,
     };
-    if count_nodes(&expansion, limits.expansion_nodes) > limits.expansion_nodes {
+    let nodes = count_nodes(&expansion, limits.expansion_nodes);
+    if nodes > limits.expansion_nodes {
         return Err(Diagnostic::new(
             "E0220",
             ErrorKind::Expansion,
@@ -172,7 +229,7 @@ pub fn expand(
             form.span,
         ));
     }
-    Ok(expansion)
+    Ok((expansion, nodes))
 }
 
 /// A loop's VAR, its LIST or COUNT, its optional RESULT form and its body.
@@ -509,5 +566,53 @@ impl Builder<'_> {
 
     pub(crate) fn quote(&mut self, datum: &Sexp) -> Sexp {
         self.call("quote", [datum.clone()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_iteratively, count_nodes};
+    use crate::ast::{Sexp, SexpKind};
+    use ptc_vm::Span;
+
+    fn atom() -> Sexp {
+        Sexp::new(SexpKind::Int(1), Span::default())
+    }
+
+    /// A tree `depth` levels deep whose every level holds a list, a vector, a dotted list
+    /// and two atoms.
+    fn tree(depth: usize) -> Sexp {
+        let mut inner = atom();
+        for level in 0..depth {
+            let vector = Sexp::new(SexpKind::Vector(vec![atom(), atom()]), Span::default());
+            let dotted = Sexp::new(
+                SexpKind::Dotted(vec![atom()], Box::new(vector.clone())),
+                Span::default(),
+            );
+            let items = if level % 2 == 0 {
+                vec![inner, vector, dotted, atom(), atom()]
+            } else {
+                vec![atom(), dotted, inner, vector]
+            };
+            inner = Sexp::new(SexpKind::List(items), Span::default());
+        }
+        inner
+    }
+
+    #[test]
+    fn the_recursive_count_is_the_iterative_one_at_every_depth_and_cap() {
+        for depth in [0, 1, 5, 63, 64, 65, 200] {
+            let form = tree(depth);
+            let exact = count_iteratively(&form, u64::MAX);
+            assert_eq!(count_nodes(&form, u64::MAX), exact, "depth {depth}");
+            for cap in [0, 1, 7, exact / 2, exact - 1, exact, exact + 1] {
+                let counted = count_nodes(&form, cap);
+                if exact <= cap {
+                    assert_eq!(counted, exact, "depth {depth} cap {cap}");
+                } else {
+                    assert!(counted > cap, "depth {depth} cap {cap}: {counted}");
+                }
+            }
+        }
     }
 }

@@ -129,21 +129,50 @@ pub mod well_known {
 }
 
 /// An interning table of names. Built by the compiler, frozen into the program.
+///
+/// The names live back to back in one string buffer (`text`), so interning a new name
+/// copies its bytes and allocates nothing of its own; `map` maps the hash of an interned
+/// name to the newest id with that hash, and each slot chains to the next older id with the
+/// same hash, so a lookup compares names only on a full 64-bit hash match.
 #[derive(Debug, Clone)]
 pub struct Interner {
-    names: Vec<Arc<str>>,
-    map: HashMap<Arc<str>, u32>,
+    /// Every name, in id order.
+    text: String,
+    /// Per id: where its name ends in `text` (it starts where the previous one ends).
+    slots: Vec<Slot>,
+    /// The hash of an interned name → the newest id with that hash.
+    map: HashMap<u64, u32>,
 }
+
+/// One id's entry.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    end: usize,
+    /// The next older interned id with the same hash ([`NO_ID`]: none; gensyms: none).
+    older: u32,
+}
+
+/// The end of a hash chain.
+const NO_ID: u32 = u32::MAX;
 
 /// Room a fresh table has before it grows: a short script's names fit.
 const FRESH_CAPACITY: usize = 64;
 
+/// Bytes of names a fresh table holds before its buffer grows.
+const FRESH_TEXT: usize = 512;
+
+fn hash_name(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
 /// The table of the well-known symbols, built once per process; every fresh table is a
-/// copy of it (the names are shared, and the map's buckets copied at their full capacity),
-/// so a compile does not re-intern them.
+/// copy of it (three allocations: the buffer, the slots and the map's buckets, copied at
+/// their full capacity), so a compile does not re-intern them.
 static PROTOTYPE: std::sync::LazyLock<Interner> = std::sync::LazyLock::new(|| {
     let mut interner = Interner {
-        names: Vec::with_capacity(well_known::NAMES.len()),
+        text: String::new(),
+        slots: Vec::new(),
         map: HashMap::with_capacity_and_hasher(FRESH_CAPACITY, rustc_hash::FxBuildHasher),
     };
     for name in well_known::NAMES {
@@ -154,10 +183,13 @@ static PROTOTYPE: std::sync::LazyLock<Interner> = std::sync::LazyLock::new(|| {
 
 impl Default for Interner {
     fn default() -> Self {
-        let mut names = Vec::with_capacity(FRESH_CAPACITY);
-        names.extend(PROTOTYPE.names.iter().cloned());
+        let mut text = String::with_capacity(FRESH_TEXT);
+        text.push_str(&PROTOTYPE.text);
+        let mut slots = Vec::with_capacity(FRESH_CAPACITY);
+        slots.extend_from_slice(&PROTOTYPE.slots);
         Interner {
-            names,
+            text,
+            slots,
             map: PROTOTYPE.map.clone(),
         }
     }
@@ -172,22 +204,52 @@ impl Interner {
 
     /// The symbol named `name`, interning it if it is new.
     pub fn intern(&mut self, name: &str) -> Symbol {
-        if let Some(&id) = self.map.get(name) {
-            return Symbol::make(id, name);
+        let hash = hash_name(name);
+        let head = self.map.get(&hash).copied();
+        if let Some(symbol) = head.and_then(|id| self.find(id, name)) {
+            return symbol;
         }
-        let id = Self::next_id(self.names.len());
-        let name: Arc<str> = Arc::from(name);
-        self.names.push(name.clone());
-        self.map.insert(name.clone(), id);
-        Symbol::make(id, &name)
+        let id = Self::next_id(self.slots.len());
+        self.push(name, head.unwrap_or(NO_ID));
+        self.map.insert(hash, id);
+        Symbol::make(id, name)
     }
 
     /// A fresh uninterned symbol named `name` (for the hidden variables of transformer
     /// expansions): never `eq` to any symbol the script can write.
     pub fn gensym(&mut self, name: &str) -> Symbol {
-        let id = Self::next_id(self.names.len());
-        self.names.push(Arc::from(name));
+        let id = Self::next_id(self.slots.len());
+        self.push(name, NO_ID);
         Symbol::make(id, name)
+    }
+
+    fn push(&mut self, name: &str, older: u32) {
+        self.text.push_str(name);
+        self.slots.push(Slot {
+            end: self.text.len(),
+            older,
+        });
+    }
+
+    /// The symbol named `name` on the hash chain that starts at `id`.
+    fn find(&self, mut id: u32, name: &str) -> Option<Symbol> {
+        while id != NO_ID {
+            let index = id as usize;
+            if self.name_at(index) == Some(name) {
+                return Some(Symbol::make(id, name));
+            }
+            id = self.slots.get(index).map_or(NO_ID, |slot| slot.older);
+        }
+        None
+    }
+
+    fn name_at(&self, index: usize) -> Option<&str> {
+        let end = self.slots.get(index)?.end;
+        let start = match index.checked_sub(1) {
+            Some(previous) => self.slots.get(previous)?.end,
+            None => 0,
+        };
+        self.text.get(start..end)
     }
 
     /// The id of the `len`-th name.
@@ -196,48 +258,47 @@ impl Interner {
         reason = "a program's table holds names of its source and of its bounded expansions \
                   (input-bytes, 40,000 expansions, 90,000 nodes) and a run adds at most \
                   MAX_RUN_SYMBOLS guest-driven names plus the fixed condition names: far \
-                  below 2^32"
+                  below 2^32 - 1 (the chain's end marker)"
     )]
     fn next_id(len: usize) -> u32 {
-        u32::try_from(len).expect("symbol table exceeds u32 ids")
+        u32::try_from(len)
+            .ok()
+            .filter(|&id| id != NO_ID)
+            .expect("symbol table exceeds u32 ids")
     }
 
     /// The symbol named `name`, if it was interned.
     #[must_use]
     pub fn lookup(&self, name: &str) -> Option<Symbol> {
-        self.map.get(name).map(|&id| Symbol::make(id, name))
+        let head = *self.map.get(&hash_name(name))?;
+        self.find(head, name)
     }
 
     /// The name of `symbol`, if it belongs to this table.
     #[must_use]
     pub fn name(&self, symbol: Symbol) -> Option<&str> {
-        self.names.get(symbol.as_usize()).map(|n| &**n)
-    }
-
-    /// The name of `symbol` as the table's own shared string, if it belongs to this table.
-    #[must_use]
-    pub fn shared_name(&self, symbol: Symbol) -> Option<Arc<str>> {
-        self.names.get(symbol.as_usize()).cloned()
+        self.name_at(symbol.as_usize())
     }
 
     /// Every name of the table with its symbol, in id order (uninterned symbols included).
     pub fn iter(&self) -> impl Iterator<Item = (Symbol, &str)> {
-        self.names.iter().enumerate().filter_map(|(index, name)| {
+        (0..self.slots.len()).filter_map(|index| {
             let id = u32::try_from(index).ok()?;
-            Some((Symbol::make(id, name), &**name))
+            let name = self.name_at(index)?;
+            Some((Symbol::make(id, name), name))
         })
     }
 
     /// How many symbols the table holds.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.slots.len()
     }
 
     /// Whether the table is empty (never true: well-known symbols are always present).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.slots.is_empty()
     }
 }
 
@@ -367,6 +428,29 @@ mod tests {
         assert_eq!(interner.lookup("&rest"), Some(well_known::REST));
         assert!(well_known::ERROR.is_keyword());
         assert!(!well_known::QUOTE.is_keyword());
+    }
+
+    #[test]
+    fn names_share_one_buffer_and_keep_their_ids() {
+        let mut interner = Interner::new();
+        let names: Vec<String> = (0..5000).map(|i| format!("name-{i}")).collect();
+        let symbols: Vec<Symbol> = names.iter().map(|n| interner.intern(n)).collect();
+        let hidden = interner.gensym("name-7");
+        assert_ne!(hidden, symbols[7]);
+        assert_eq!(interner.lookup("name-7"), Some(symbols[7]));
+        assert_eq!(interner.name(hidden), Some("name-7"));
+        for (name, symbol) in names.iter().zip(&symbols) {
+            assert_eq!(interner.intern(name), *symbol);
+            assert_eq!(interner.name(*symbol), Some(name.as_str()));
+        }
+        assert_eq!(interner.len(), well_known::NAMES.len() + 5001);
+        assert_eq!(interner.lookup(""), None);
+        let empty = interner.intern("");
+        assert_eq!(interner.name(empty), Some(""));
+        assert_eq!(interner.lookup(""), Some(empty));
+        let listed: Vec<&str> = interner.iter().map(|(_, name)| name).collect();
+        assert_eq!(listed.len(), interner.len());
+        assert_eq!(listed[well_known::NAMES.len()], "name-0");
     }
 
     #[test]

@@ -52,12 +52,16 @@ pub(crate) struct FunctionBuilder {
 /// The register window of one function may not exceed this many registers.
 pub(crate) const MAX_REGISTERS: u32 = u16::MAX as u32;
 
+/// Instructions a function's code vector holds before it first grows.
+const INITIAL_CODE: usize = 32;
+
 impl FunctionBuilder {
     pub(crate) fn new(name: String, span: Span) -> Self {
         FunctionBuilder {
             name,
-            code: Vec::new(),
-            spans: Vec::new(),
+            // A short function's code fits without regrowing (allocation only).
+            code: Vec::with_capacity(INITIAL_CODE),
+            spans: Vec::with_capacity(INITIAL_CODE),
             next_register: 0,
             high_water: 0,
             scopes: Vec::new(),
