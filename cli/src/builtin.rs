@@ -337,10 +337,11 @@ fn handler(workspace: Arc<Workspace>, tool: ToolFn) -> impl ptc_runtime::ToolHan
     move |request: ToolRequestCtx| offload(workspace.clone(), tool, request)
 }
 
-/// Registers Read, Glob and Grep over `workspace`, skipping names in `skip`.
+/// Registers Read, Glob and Grep over `workspace`, skipping names in `skip`. Their schemas
+/// are constants: registered trusted ([`Registry::register_trusted`]), compiled on first call.
 ///
 /// # Errors
-/// As [`Registry::register`].
+/// As [`Registry::register_trusted`].
 pub fn register(
     registry: &mut Registry,
     workspace: &Arc<Workspace>,
@@ -382,7 +383,8 @@ pub fn register(
         if skip.iter().any(|s| s == name) {
             continue;
         }
-        registry.register(
+        // Constant schemas, compiled on first call (the tests compile each one).
+        registry.register_trusted(
             ToolContract::new(name, description, schema),
             handler(workspace.clone(), tool),
         )?;
@@ -403,6 +405,20 @@ mod tests {
         std::fs::write(dir.path().join("secret.txt"), "top secret\n").unwrap();
         let workspace = Workspace::new(&root).unwrap();
         (dir, workspace)
+    }
+
+    #[test]
+    fn every_builtin_schema_compiles() {
+        // The built-in tools register trusted (compiled on first call): this is the check
+        // registration would otherwise make.
+        let (_dir, workspace) = fixture();
+        let mut registry = Registry::new();
+        register(&mut registry, &Arc::new(workspace), &[]).unwrap();
+        let names: Vec<_> = registry.tools().map(|t| t.contract.name.clone()).collect();
+        assert_eq!(names, ["Read", "Glob", "Grep"]);
+        for tool in registry.tools() {
+            assert!(tool.validator().is_ok(), "{}", tool.contract.name);
+        }
     }
 
     #[test]

@@ -44,7 +44,10 @@ pub fn prepare(
         symbols,
         limits,
     )?;
-    validate(&tool.contract.name, &tool.validator, &json)?;
+    let validator = tool
+        .validator()
+        .map_err(|error| ArgsError(error.to_string()))?;
+    validate(&tool.contract.name, validator, &json)?;
     Ok(json)
 }
 

@@ -292,10 +292,35 @@ pub struct RegisteredTool {
     pub contract: ToolContract,
     /// Its handler.
     pub handler: Arc<dyn ToolHandler>,
-    /// Its compiled argument validator.
-    pub validator: Arc<jsonschema::Validator>,
+    /// Its compiled argument validator: compiled at registration ([`Registry::register`]),
+    /// or on the first call for a tool registered with [`Registry::register_trusted`]. Read
+    /// it with [`RegisteredTool::validator`].
+    validator: std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>,
     /// Its argument contract, summarised from the schema for preflight.
     pub args: Arc<ptc_compiler::ArgContract>,
+}
+
+impl RegisteredTool {
+    /// The tool's compiled argument validator, compiling it now if the tool was registered
+    /// with [`Registry::register_trusted`] and this is its first use.
+    ///
+    /// # Errors
+    /// [`RegistryError::BadSchema`] when a trusted schema does not compile (a host bug: a
+    /// schema registered with [`Registry::register`] compiled at registration).
+    pub fn validator(&self) -> Result<&jsonschema::Validator, RegistryError> {
+        self.validator
+            .get_or_init(|| compile_schema(&self.contract.input_schema).map(Arc::new))
+            .as_deref()
+            .map_err(|message| RegistryError::BadSchema {
+                name: self.contract.name.clone(),
+                message: message.clone(),
+            })
+    }
+}
+
+/// Compiles `schema` (checking it against its draft's meta-schema first).
+fn compile_schema(schema: &serde_json::Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::validator_for(schema).map_err(|error| error.to_string())
 }
 
 impl fmt::Debug for RegisteredTool {
@@ -367,28 +392,63 @@ impl Registry {
         contract: ToolContract,
         handler: Arc<dyn ToolHandler>,
     ) -> Result<&mut Self, RegistryError> {
-        if !is_legal_tool_name(&contract.name) {
-            return Err(RegistryError::IllegalName(contract.name));
-        }
-        if self.index.contains_key(&contract.name) {
-            return Err(RegistryError::Duplicate(contract.name));
-        }
-        let validator = jsonschema::validator_for(&contract.input_schema).map_err(|error| {
-            RegistryError::BadSchema {
+        self.check_name(&contract.name)?;
+        let validator =
+            compile_schema(&contract.input_schema).map_err(|message| RegistryError::BadSchema {
                 name: contract.name.clone(),
-                message: error.to_string(),
-            }
-        })?;
+                message,
+            })?;
+        Ok(self.push(
+            contract,
+            handler,
+            std::sync::OnceLock::from(Ok(Arc::new(validator))),
+        ))
+    }
+
+    /// Registers a tool whose input schema the host vouches for (a constant it tests, such as
+    /// a built-in tool's): the schema's validator is compiled on the tool's first call rather
+    /// than now. Compiling the first validator of a process builds JSON Schema's meta-schema
+    /// validator, several million instructions; a process that registers only trusted tools
+    /// and calls none of them never pays it. A trusted schema that does not compile fails each
+    /// call of that tool with [`RegistryError::BadSchema`]'s message, as a refused call.
+    ///
+    /// # Errors
+    /// [`RegistryError`] when the name is illegal or taken.
+    pub fn register_trusted(
+        &mut self,
+        contract: ToolContract,
+        handler: impl ToolHandler + 'static,
+    ) -> Result<&mut Self, RegistryError> {
+        self.check_name(&contract.name)?;
+        Ok(self.push(contract, Arc::new(handler), std::sync::OnceLock::new()))
+    }
+
+    fn check_name(&self, name: &str) -> Result<(), RegistryError> {
+        if !is_legal_tool_name(name) {
+            return Err(RegistryError::IllegalName(name.to_owned()));
+        }
+        if self.index.contains_key(name) {
+            return Err(RegistryError::Duplicate(name.to_owned()));
+        }
+        Ok(())
+    }
+
+    fn push(
+        &mut self,
+        contract: ToolContract,
+        handler: Arc<dyn ToolHandler>,
+        validator: std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>,
+    ) -> &mut Self {
         let args = Arc::new(crate::contract::summarise(&contract.input_schema));
         self.fingerprint = std::sync::OnceLock::new();
         self.index.insert(contract.name.clone(), self.tools.len());
         self.tools.push(RegisteredTool {
             contract,
             handler,
-            validator: Arc::new(validator),
+            validator,
             args,
         });
-        Ok(self)
+        self
     }
 
     /// Registers a tool by its contract alone, for hosts that run their tools outside the
@@ -506,6 +566,30 @@ mod tests {
         let bad = registry.register(ToolContract::new("B", "", json!({"type": 12})), handler);
         assert!(matches!(bad, Err(RegistryError::BadSchema { .. })));
         assert_eq!(registry.roster().tools.len(), 1);
+    }
+
+    #[test]
+    fn trusted_schemas_compile_on_first_use() {
+        let mut registry = Registry::new();
+        let handler = |_request: ToolRequestCtx| async { ToolResult::text("x") };
+        let schema = json!({"type": "object", "required": ["a"]});
+        registry
+            .register_trusted(ToolContract::new("A", "", schema), handler)
+            .unwrap();
+        // A trusted schema is not compiled at registration: a bad one registers...
+        registry
+            .register_trusted(ToolContract::new("B", "", json!({"type": 12})), handler)
+            .unwrap();
+        // ... the name checks still hold ...
+        let again = registry.register_trusted(ToolContract::new("A", "", json!({})), handler);
+        assert_eq!(again.err(), Some(RegistryError::Duplicate("A".into())));
+        // ... and the first use compiles it (once) or says why it cannot.
+        let a = registry.get("A").unwrap();
+        assert!(!a.validator().unwrap().is_valid(&json!({})));
+        assert!(a.validator().unwrap().is_valid(&json!({"a": 1})));
+        let b = registry.get("B").unwrap();
+        assert!(matches!(b.validator(), Err(RegistryError::BadSchema { name, .. }) if name == "B"));
+        assert!(b.validator().is_err());
     }
 
     #[test]
