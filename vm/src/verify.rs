@@ -99,6 +99,16 @@ impl Checker<'_> {
         }
     }
 
+    /// A primitive index in range whose primitive accepts `count` arguments (the
+    /// fixed-operand calls skip the arity check at run time).
+    fn prim_arity(&self, prim: PrimIdx, count: usize) -> Result<(), VerifyError> {
+        match PRIMITIVES.get(prim.as_usize()) {
+            Some(p) if p.accepts(count) => Ok(()),
+            Some(_) => Err(self.fail("primitive arity")),
+            None => Err(self.fail("primitive out of range")),
+        }
+    }
+
     fn jump(&self, offset: i64) -> Result<(), VerifyError> {
         let target = i64::try_from(self.pc)
             .unwrap_or(i64::MAX)
@@ -215,6 +225,17 @@ impl Checker<'_> {
                 self.reg(dst)?;
                 self.prim(prim)?;
                 self.block(args, argc)
+            }
+            Op::CallPrim1 { dst, prim, a } => {
+                self.reg(dst)?;
+                self.reg(a)?;
+                self.prim_arity(prim, 1)
+            }
+            Op::CallPrim2 { dst, prim, a, b } => {
+                self.reg(dst)?;
+                self.reg(a)?;
+                self.reg(b)?;
+                self.prim_arity(prim, 2)
             }
             Op::CallValue {
                 dst,

@@ -778,6 +778,16 @@ impl<'a> Lowerer<'a> {
                 let src = self.operand(src)?;
                 self.emit(Op::Not { dst, src })?;
             }
+            // One or two arguments the primitive accepts: read in place from any
+            // registers, no argument block.
+            (_, [a]) if accepts(prim, 1) => {
+                let a = self.operand(a)?;
+                self.emit(Op::CallPrim1 { dst, prim, a })?;
+            }
+            (_, [a, b]) if accepts(prim, 2) => {
+                let (a, b) = self.two_operands(a, b)?;
+                self.emit(Op::CallPrim2 { dst, prim, a, b })?;
+            }
             _ => {
                 let (first, argc) = self.arguments(args)?;
                 self.emit(Op::CallPrim {
@@ -804,6 +814,13 @@ impl<'a> Lowerer<'a> {
         let rhs = self.operand(rhs)?;
         Ok((lhs, rhs))
     }
+}
+
+/// Whether primitive `prim` accepts `count` arguments.
+fn accepts(prim: PrimIdx, count: usize) -> bool {
+    ptc_vm::prims::PRIMITIVES
+        .get(prim.as_usize())
+        .is_some_and(|p| p.accepts(count))
 }
 
 /// Sets a builder's arity from `params`.

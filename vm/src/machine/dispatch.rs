@@ -7,7 +7,7 @@
 //! into `stats.fuel_used` before any slow path and on every exit; a fast path either
 //! completes its instruction or changes nothing and falls through to the general path.
 
-use super::calls::{PrimRun, call_primitive};
+use super::calls::{PrimRun, call_primitive, fast_operands};
 use super::regs::Window;
 use super::{Machine, State, internal};
 use crate::error::Result;
@@ -366,6 +366,38 @@ impl Machine {
                                 self.save_pc(pc);
                                 return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                             }
+                        }
+                    }
+                }
+                // A fixed-operand primitive call: the fast path on operands borrowed from
+                // their registers (`calls::fast_operands`), else the general path on copies.
+                Op::CallPrim1 { dst, prim, a } | Op::CallPrim2 { dst, prim, a, b: _ } => {
+                    let x = win.get(a);
+                    let y = match op {
+                        Op::CallPrim2 { b, .. } => Some(win.get(b)),
+                        _ => None,
+                    };
+                    if let Some((value, work)) = fast_operands(prim.as_usize(), x, y, &self.limits)
+                        && work < left
+                    {
+                        left -= work;
+                        win.set(dst, value);
+                        continue;
+                    }
+                    let copies = [x.clone(), y.cloned().unwrap_or(Value::Nil)];
+                    let args = copies.get(..1 + usize::from(y.is_some())).unwrap_or(&[]);
+                    sync!();
+                    let outcome = self.primitive(prim.as_usize(), args);
+                    drop(copies);
+                    left = self.left_after_primitive();
+                    match outcome {
+                        Ok(value) => {
+                            win.set(dst, value);
+                            continue;
+                        }
+                        Err(error) => {
+                            self.save_pc(pc);
+                            return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                         }
                     }
                 }

@@ -277,6 +277,16 @@ impl Machine {
                 let value = call_primitive(run, prim.as_usize(), args)?;
                 self.set(base, dst, value)?;
             }
+            Op::CallPrim1 { dst, prim, a } => {
+                let args = [self.reg(base, a)?.clone()];
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
+            Op::CallPrim2 { dst, prim, a, b } => {
+                let args = [self.reg(base, a)?.clone(), self.reg(base, b)?.clone()];
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
             Op::CallValue {
                 dst,
                 callee,
