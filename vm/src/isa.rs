@@ -469,6 +469,31 @@ pub enum Op {
         /// The second argument's register.
         b: Reg,
     },
+    /// `dst := PRIMITIVES[prim](a, constants[k])`: [`Op::CallPrim2`] whose second argument
+    /// is a literal of the constant pool (no load instruction). The verifier checks the
+    /// arity and the constant. Fuel and errors as [`Op::CallPrim`].
+    CallPrimRK {
+        /// Destination register.
+        dst: Reg,
+        /// Primitive-table index.
+        prim: PrimIdx,
+        /// The first argument's register.
+        a: Reg,
+        /// Constant-pool index of the second argument (the pool's first 65 536 entries).
+        k: u16,
+    },
+    /// `dst := PRIMITIVES[prim](constants[k], b)`: as [`Op::CallPrimRK`] with the literal
+    /// first.
+    CallPrimKR {
+        /// Destination register.
+        dst: Reg,
+        /// Primitive-table index.
+        prim: PrimIdx,
+        /// Constant-pool index of the first argument (the pool's first 65 536 entries).
+        k: u16,
+        /// The second argument's register.
+        b: Reg,
+    },
 }
 
 #[cfg(test)]

@@ -237,6 +237,12 @@ impl Checker<'_> {
                 self.reg(b)?;
                 self.prim_arity(prim, 2)
             }
+            Op::CallPrimRK { dst, prim, a, k } | Op::CallPrimKR { dst, prim, k, b: a } => {
+                self.reg(dst)?;
+                self.reg(a)?;
+                self.constant(ConstIdx(u32::from(k)))?;
+                self.prim_arity(prim, 2)
+            }
             Op::CallValue {
                 dst,
                 callee,

@@ -370,12 +370,34 @@ impl Machine {
                     }
                 }
                 // A fixed-operand primitive call: the fast path on operands borrowed from
-                // their registers (`calls::fast_operands`), else the general path on copies.
-                Op::CallPrim1 { dst, prim, a } | Op::CallPrim2 { dst, prim, a, b: _ } => {
-                    let x = win.get(a);
-                    let y = match op {
-                        Op::CallPrim2 { b, .. } => Some(win.get(b)),
-                        _ => None,
+                // their registers or the constant pool (`calls::fast_operands`), else the
+                // general path on copies.
+                Op::CallPrim1 { dst, prim, .. }
+                | Op::CallPrim2 { dst, prim, .. }
+                | Op::CallPrimRK { dst, prim, .. }
+                | Op::CallPrimKR { dst, prim, .. } => {
+                    let constant = |k: u16| program.constants.get(usize::from(k));
+                    let (x, y) = match op {
+                        Op::CallPrim2 { a, b, .. } => (win.get(a), Some(win.get(b))),
+                        Op::CallPrimRK { a, k, .. } => match constant(k) {
+                            Some(c) => (win.get(a), Some(c)),
+                            None => {
+                                sync!();
+                                return Err(internal("constant out of range"));
+                            }
+                        },
+                        Op::CallPrimKR { k, b, .. } => match constant(k) {
+                            Some(c) => (c, Some(win.get(b))),
+                            None => {
+                                sync!();
+                                return Err(internal("constant out of range"));
+                            }
+                        },
+                        Op::CallPrim1 { a, .. } => (win.get(a), None),
+                        _ => {
+                            sync!();
+                            return Err(internal("not a fixed-operand call"));
+                        }
                     };
                     if let Some((value, work)) = fast_operands(prim.as_usize(), x, y, &self.limits)
                         && work < left

@@ -287,6 +287,21 @@ impl Machine {
                 let value = self.primitive(prim.as_usize(), &args)?;
                 self.set(base, dst, value)?;
             }
+            Op::CallPrimRK { dst, prim, a, k } | Op::CallPrimKR { dst, prim, k, b: a } => {
+                let constant = program
+                    .constants
+                    .get(usize::from(k))
+                    .ok_or_else(|| internal("constant out of range"))?
+                    .clone();
+                let register = self.reg(base, a)?.clone();
+                let args = if matches!(op, Op::CallPrimRK { .. }) {
+                    [register, constant]
+                } else {
+                    [constant, register]
+                };
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
             Op::CallValue {
                 dst,
                 callee,

@@ -83,7 +83,8 @@ pub(crate) fn call2(index: usize, a: &Value, b: &Value) -> Option<(Value, u64)> 
         (index::NTH, Value::Int(n), list) => nth(*n, list),
         (index::EQ, a, b) => Some((Value::bool(equal::eq(a, b)), 0)),
         (index::EQUAL, a, b) => {
-            let (same, work) = equal::equal_counting(a, b);
+            let (same, work) =
+                equal::equal_atoms_counting(a, b).unwrap_or_else(|| equal::equal_counting(a, b));
             Some((Value::bool(same), work))
         }
         (index::STRING_EQ | index::STRING_EQUAL, Value::Str(a), Value::Str(b)) => {
