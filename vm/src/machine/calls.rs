@@ -38,6 +38,22 @@ impl Machine {
         )
     }
 
+    /// The general path of a fixed-operand primitive call: [`Machine::primitive`] on
+    /// copies of the operands. Out of line, so the dispatch loop keeps only the fast path.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn primitive_on_copies(
+        &mut self,
+        index: usize,
+        a: &Value,
+        b: Option<&Value>,
+    ) -> Result<Value> {
+        match b {
+            Some(b) => self.primitive(index, &[a.clone(), b.clone()]),
+            None => self.primitive(index, std::slice::from_ref(a)),
+        }
+    }
+
     /// The fuel countdown left after a primitive's general path charged its work: the
     /// instructions before the next check at `fuel_mark` (0 when the work reached it, so
     /// the next instruction checks the budgets first).

@@ -406,11 +406,8 @@ impl Machine {
                         win.set(dst, value);
                         continue;
                     }
-                    let copies = [x.clone(), y.cloned().unwrap_or(Value::Nil)];
-                    let args = copies.get(..1 + usize::from(y.is_some())).unwrap_or(&[]);
                     sync!();
-                    let outcome = self.primitive(prim.as_usize(), args);
-                    drop(copies);
+                    let outcome = self.primitive_on_copies(prim.as_usize(), x, y);
                     left = self.left_after_primitive();
                     match outcome {
                         Ok(value) => {
