@@ -42,7 +42,7 @@ fn h32_sixty_four_rounds_of_sharing_fail_while_building_whatever_follows() {
         let report = hostile(&laughs(64, then));
         assert_error(&report, "value", NODES);
         assert!(report.calls.is_empty(), "a tool saw the bomb");
-        assert_eq!(report.stats.fuel_used, 84, "{then}");
+        assert_eq!(report.stats.fuel_used, 57, "{then}");
     }
     let report = hostile(&laughs(64, "(length x)").replace("(list x x)", "(append x x)"));
     assert_error(&report, "value", NODES);

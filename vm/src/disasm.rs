@@ -169,6 +169,26 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
             args,
             argc,
         } => format!("PRIM r{} {} {}", dst.0, prim(p), block(args, argc)),
+        Op::CallPrim1 { dst, prim: p, a } => format!("PRIM1 r{} {} r{}", dst.0, prim(p), a.0),
+        Op::CallPrim2 { dst, prim: p, a, b } => {
+            format!("PRIM2 r{} {} r{} r{}", dst.0, prim(p), a.0, b.0)
+        }
+        Op::CallPrimRK { dst, prim: p, a, k } => format!(
+            "PRIM2 r{} {} r{} k{}={}",
+            dst.0,
+            prim(p),
+            a.0,
+            k,
+            constant(crate::isa::ConstIdx(u32::from(k)))
+        ),
+        Op::CallPrimKR { dst, prim: p, k, b } => format!(
+            "PRIM2 r{} {} k{}={} r{}",
+            dst.0,
+            prim(p),
+            k,
+            constant(crate::isa::ConstIdx(u32::from(k))),
+            b.0
+        ),
         Op::CallValue {
             dst,
             callee,

@@ -65,6 +65,22 @@ pub fn equal(a: &Value, b: &Value) -> bool {
     equal_counting(a, b).0
 }
 
+/// [`equal_counting`] when neither value is a cons or a vector: the same answer and work
+/// without the walk's set-up; `None` for containers. Two strings compare by length first.
+#[inline(always)]
+#[must_use]
+pub fn equal_atoms_counting(a: &Value, b: &Value) -> Option<(bool, u64)> {
+    match (a, b) {
+        (Value::Cons(_) | Value::Vector(_), _) | (_, Value::Cons(_) | Value::Vector(_)) => None,
+        (Value::Str(x), Value::Str(y)) if !eq(a, b) => {
+            let (x, y) = (x.as_str(), y.as_str());
+            let work = 1 + x.len() as u64 / 32;
+            Some((x.len() == y.len() && x == y, work))
+        }
+        _ => Some((eq(a, b), 1)),
+    }
+}
+
 /// `(equal A B)` and the work it took: one unit per pair of values visited plus one per 32
 /// bytes of string content compared.
 #[must_use]
@@ -197,6 +213,44 @@ fn type_mismatch(a: &Value, b: &Value, names: &dyn SymbolNames) -> Error {
 mod tests {
     use super::*;
     use crate::symbol::Interner;
+
+    #[test]
+    fn the_atom_shortcut_agrees_with_the_walk() {
+        let long = Value::string("x".repeat(100));
+        let values = [
+            Value::Nil,
+            Value::T,
+            Value::Int(3),
+            Value::Int(4),
+            Value::Float(0.5),
+            Value::Float(-0.0),
+            Value::Float(0.0),
+            Value::string(""),
+            Value::string(""),
+            Value::string("ab"),
+            Value::string("ab"),
+            Value::string("ac"),
+            Value::string("abc"),
+            long.clone(),
+            long,
+            Value::string("x".repeat(100)),
+            Value::string("x".repeat(99) + "y"),
+            Value::list([Value::Int(1)]),
+            Value::vector(vec![Value::Int(1)]),
+        ];
+        for a in &values {
+            for b in &values {
+                match equal_atoms_counting(a, b) {
+                    Some(shortcut) => assert_eq!(shortcut, equal_counting(a, b), "{a:?} {b:?}"),
+                    None => assert!(matches!(
+                        (a, b),
+                        (Value::Cons(_) | Value::Vector(_), _)
+                            | (_, Value::Cons(_) | Value::Vector(_))
+                    )),
+                }
+            }
+        }
+    }
 
     #[test]
     fn deep_values_compare_without_recursion() {

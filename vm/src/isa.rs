@@ -444,6 +444,56 @@ pub enum Op {
     },
     /// Removes the innermost handler (the body finished normally). Fuel 1.
     PopHandler,
+
+    /// `dst := PRIMITIVES[prim](a)`: [`Op::CallPrim`] with its one argument read in place
+    /// from any register (no argument block). The verifier checks that the primitive
+    /// accepts one argument. Fuel and errors as [`Op::CallPrim`].
+    CallPrim1 {
+        /// Destination register.
+        dst: Reg,
+        /// Primitive-table index.
+        prim: PrimIdx,
+        /// The argument's register.
+        a: Reg,
+    },
+    /// `dst := PRIMITIVES[prim](a, b)`: [`Op::CallPrim`] with its two arguments read in
+    /// place from any registers (no argument block). The verifier checks that the
+    /// primitive accepts two arguments. Fuel and errors as [`Op::CallPrim`].
+    CallPrim2 {
+        /// Destination register.
+        dst: Reg,
+        /// Primitive-table index.
+        prim: PrimIdx,
+        /// The first argument's register.
+        a: Reg,
+        /// The second argument's register.
+        b: Reg,
+    },
+    /// `dst := PRIMITIVES[prim](a, constants[k])`: [`Op::CallPrim2`] whose second argument
+    /// is a literal of the constant pool (no load instruction). The verifier checks the
+    /// arity and the constant. Fuel and errors as [`Op::CallPrim`].
+    CallPrimRK {
+        /// Destination register.
+        dst: Reg,
+        /// Primitive-table index.
+        prim: PrimIdx,
+        /// The first argument's register.
+        a: Reg,
+        /// Constant-pool index of the second argument (the pool's first 65 536 entries).
+        k: u16,
+    },
+    /// `dst := PRIMITIVES[prim](constants[k], b)`: as [`Op::CallPrimRK`] with the literal
+    /// first.
+    CallPrimKR {
+        /// Destination register.
+        dst: Reg,
+        /// Primitive-table index.
+        prim: PrimIdx,
+        /// Constant-pool index of the first argument (the pool's first 65 536 entries).
+        k: u16,
+        /// The second argument's register.
+        b: Reg,
+    },
 }
 
 #[cfg(test)]

@@ -100,6 +100,16 @@ impl Checker<'_> {
         }
     }
 
+    /// A primitive index in range whose primitive accepts `count` arguments (the
+    /// fixed-operand calls skip the arity check at run time).
+    fn prim_arity(&self, prim: PrimIdx, count: usize) -> Result<(), VerifyError> {
+        match PRIMITIVES.get(prim.as_usize()) {
+            Some(p) if p.accepts(count) => Ok(()),
+            Some(_) => Err(self.fail("primitive arity")),
+            None => Err(self.fail("primitive out of range")),
+        }
+    }
+
     /// INVARIANT relied on by `machine/regs.rs` (`Cursor::fetch`, unchecked): every jump
     /// target `pc + 1 + offset` lies in `0 .. code.len()`. Every jump operand of every
     /// instruction goes through here.
@@ -219,6 +229,23 @@ impl Checker<'_> {
                 self.reg(dst)?;
                 self.prim(prim)?;
                 self.block(args, argc)
+            }
+            Op::CallPrim1 { dst, prim, a } => {
+                self.reg(dst)?;
+                self.reg(a)?;
+                self.prim_arity(prim, 1)
+            }
+            Op::CallPrim2 { dst, prim, a, b } => {
+                self.reg(dst)?;
+                self.reg(a)?;
+                self.reg(b)?;
+                self.prim_arity(prim, 2)
+            }
+            Op::CallPrimRK { dst, prim, a, k } | Op::CallPrimKR { dst, prim, k, b: a } => {
+                self.reg(dst)?;
+                self.reg(a)?;
+                self.constant(ConstIdx(u32::from(k)))?;
+                self.prim_arity(prim, 2)
             }
             Op::CallValue {
                 dst,

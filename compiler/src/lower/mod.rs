@@ -552,6 +552,41 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// The value of a literal form (a self-evaluating atom or a `quote`), which needs no
+    /// code to evaluate.
+    fn literal(&self, form: &Sexp) -> Option<Value> {
+        match &form.kind {
+            SexpKind::Nil => Some(Value::Nil),
+            SexpKind::T => Some(Value::T),
+            SexpKind::Int(n) => Some(Value::Int(*n)),
+            SexpKind::Sym(symbol) if symbol.is_keyword() => Some(Value::Sym(*symbol)),
+            SexpKind::Big(_) | SexpKind::Float(_) | SexpKind::Str(_) | SexpKind::Vector(_) => {
+                Some(form.to_value())
+            }
+            SexpKind::List(items) => match items.as_slice() {
+                [head, quoted]
+                    if matches!(head.kind, SexpKind::Sym(s)
+                        if !s.is_keyword()
+                            && matches!(self.operator(s), Operator::Special(Special::Quote))) =>
+                {
+                    Some(quoted.to_value())
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `value` added to the constant pool, when its index fits a fixed-operand call's
+    /// 16-bit constant operand.
+    fn small_constant(&mut self, value: Value) -> Lowered<Option<u16>> {
+        if u16::try_from(self.constants.len()).is_err() {
+            return Ok(None);
+        }
+        let idx = self.constant(value)?;
+        Ok(u16::try_from(idx.0).ok())
+    }
+
     fn load_constant(&mut self, dst: Reg, value: Value) -> Lowered {
         let idx = self.constant(value)?;
         self.emit(Op::LoadConst { dst, idx })?;
@@ -778,6 +813,31 @@ impl<'a> Lowerer<'a> {
                 let src = self.operand(src)?;
                 self.emit(Op::Not { dst, src })?;
             }
+            // One or two arguments the primitive accepts: read in place from any
+            // registers, no argument block.
+            (_, [a]) if accepts(prim, 1) => {
+                let a = self.operand(a)?;
+                self.emit(Op::CallPrim1 { dst, prim, a })?;
+            }
+            // A literal argument is read from the constant pool in place (no load).
+            (_, [a, b]) if accepts(prim, 2) => {
+                if let Some(value) = self.literal(b)
+                    && let Some(k) = self.small_constant(value)?
+                {
+                    let a = self.operand(a)?;
+                    self.emit(Op::CallPrimRK { dst, prim, a, k })?;
+                    return Ok(());
+                }
+                if let Some(value) = self.literal(a)
+                    && let Some(k) = self.small_constant(value)?
+                {
+                    let b = self.operand(b)?;
+                    self.emit(Op::CallPrimKR { dst, prim, k, b })?;
+                    return Ok(());
+                }
+                let (a, b) = self.two_operands(a, b)?;
+                self.emit(Op::CallPrim2 { dst, prim, a, b })?;
+            }
             _ => {
                 let (first, argc) = self.arguments(args)?;
                 self.emit(Op::CallPrim {
@@ -804,6 +864,13 @@ impl<'a> Lowerer<'a> {
         let rhs = self.operand(rhs)?;
         Ok((lhs, rhs))
     }
+}
+
+/// Whether primitive `prim` accepts `count` arguments.
+fn accepts(prim: PrimIdx, count: usize) -> bool {
+    ptc_vm::prims::PRIMITIVES
+        .get(prim.as_usize())
+        .is_some_and(|p| p.accepts(count))
 }
 
 /// Sets a builder's arity from `params`.

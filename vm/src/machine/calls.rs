@@ -38,6 +38,36 @@ impl Machine {
         )
     }
 
+    /// The general path of a fixed-operand primitive call: [`Machine::primitive`] on
+    /// copies of the operands. Out of line, so the dispatch loop keeps only the fast path.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn primitive_on_copies(
+        &mut self,
+        index: usize,
+        a: &Value,
+        b: Option<&Value>,
+    ) -> Result<Value> {
+        match b {
+            Some(b) => self.primitive(index, &[a.clone(), b.clone()]),
+            None => self.primitive(index, std::slice::from_ref(a)),
+        }
+    }
+
+    /// The fuel countdown left after a primitive's general path charged its work: the
+    /// instructions before the next check at `fuel_mark` (0 when the work reached it, so
+    /// the next instruction checks the budgets first).
+    #[inline(always)]
+    pub(super) fn left_after_primitive(&mut self) -> u64 {
+        let fuel = self.stats.fuel_used;
+        if fuel >= self.fuel_mark {
+            self.fuel_mark = fuel;
+            0
+        } else {
+            self.fuel_mark - fuel
+        }
+    }
+
     /// What a callable value names, or the dialect's error for a value that is not one.
     pub(super) fn resolve_callable(&self, program: &Program, value: &Value) -> Result<Target> {
         match value {
@@ -343,6 +373,52 @@ pub(super) fn call_primitive(run: PrimRun<'_>, index: usize, args: &[Value]) -> 
     }
     check_result(&value, run.limits)?;
     Ok(value)
+}
+
+/// The fast path of a fixed-operand primitive call ([`crate::isa::Op::CallPrim1`] and
+/// [`crate::isa::Op::CallPrim2`], whose arity the verifier checked): the result and the
+/// work of primitive `index` on operands borrowed from their registers, when it has a
+/// fast path for them, their weights plainly fit the value budget and a `t` or fixnum
+/// result surely fits it. Otherwise `None`, and the caller runs [`call_primitive`] from
+/// the start on copies of the operands (a fast path has no side effect), which makes the
+/// exact checks and raises their errors. No [`PrimRun`] is built: a fast path touches
+/// no symbols, regexps or retained bytes, and its result is nil, `t`, a fixnum or a part
+/// of an argument (see [`fast`]); the caller charges the work.
+#[inline(always)]
+pub(super) fn fast_operands(
+    index: usize,
+    a: &Value,
+    b: Option<&Value>,
+    limits: &Limits,
+) -> Option<(Value, u64)> {
+    let (mut bytes, mut nodes) = operand_weight(a);
+    if let Some(b) = b {
+        let (more_bytes, more_nodes) = operand_weight(b);
+        bytes = bytes.saturating_add(more_bytes);
+        nodes = nodes.saturating_add(more_nodes);
+    }
+    // The argument list's own node, and room for a `t` or fixnum result (at most 20
+    // bytes, one node), so neither needs its exact check.
+    if bytes > limits.value_bytes || nodes >= limits.value_nodes || limits.value_bytes < 20 {
+        return None;
+    }
+    match b {
+        Some(b) => fast::call2(index, a, b),
+        None => fast::call1(index, a),
+    }
+}
+
+/// An argument's bytes and nodes for the budget test of [`fast_operands`]: a fixnum at
+/// its widest (20 bytes), which needs no logarithm.
+#[inline(always)]
+fn operand_weight(value: &Value) -> (u64, u64) {
+    match value {
+        Value::Int(_) => (20, 1),
+        other => {
+            let weight = other.weight();
+            (weight.bytes, weight.nodes)
+        }
+    }
 }
 
 /// The value budget of a primitive's result. An integer is first counted at its widest

@@ -7,7 +7,7 @@
 //! into `stats.fuel_used` before any slow path and on every exit; a fast path either
 //! completes its instruction or changes nothing and falls through to the general path.
 
-use super::calls::{PrimRun, call_primitive};
+use super::calls::{PrimRun, call_primitive, fast_operands};
 use super::regs::{Cursor, Window};
 use super::{Machine, State, internal};
 use crate::error::Result;
@@ -375,6 +375,58 @@ impl Machine {
                                 self.save_pc(pc);
                                 return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                             }
+                        }
+                    }
+                }
+                // A fixed-operand primitive call: the fast path on operands borrowed from
+                // their registers or the constant pool (`calls::fast_operands`), else the
+                // general path on copies.
+                Op::CallPrim1 { dst, prim, .. }
+                | Op::CallPrim2 { dst, prim, .. }
+                | Op::CallPrimRK { dst, prim, .. }
+                | Op::CallPrimKR { dst, prim, .. } => {
+                    let constant = |k: u16| program.constants.get(usize::from(k));
+                    let (x, y) = match *op {
+                        Op::CallPrim2 { a, b, .. } => (win.get(a), Some(win.get(b))),
+                        Op::CallPrimRK { a, k, .. } => match constant(k) {
+                            Some(c) => (win.get(a), Some(c)),
+                            None => {
+                                sync!();
+                                return Err(internal("constant out of range"));
+                            }
+                        },
+                        Op::CallPrimKR { k, b, .. } => match constant(k) {
+                            Some(c) => (c, Some(win.get(b))),
+                            None => {
+                                sync!();
+                                return Err(internal("constant out of range"));
+                            }
+                        },
+                        Op::CallPrim1 { a, .. } => (win.get(a), None),
+                        _ => {
+                            sync!();
+                            return Err(internal("not a fixed-operand call"));
+                        }
+                    };
+                    if let Some((value, work)) = fast_operands(prim.as_usize(), x, y, &self.limits)
+                        && work < left
+                    {
+                        left -= work;
+                        win.set(dst, value);
+                        continue;
+                    }
+                    sync!();
+                    let outcome = self.primitive_on_copies(prim.as_usize(), x, y);
+                    left = self.left_after_primitive();
+                    match outcome {
+                        Ok(value) => {
+                            win.set(dst, value);
+                            continue;
+                        }
+                        Err(error) => {
+                            let pc = code.pc();
+                            self.save_pc(pc);
+                            return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                         }
                     }
                 }

@@ -278,6 +278,31 @@ impl Machine {
                 let value = call_primitive(run, prim.as_usize(), args)?;
                 self.set(base, dst, value)?;
             }
+            Op::CallPrim1 { dst, prim, a } => {
+                let args = [self.reg(base, a)?.clone()];
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
+            Op::CallPrim2 { dst, prim, a, b } => {
+                let args = [self.reg(base, a)?.clone(), self.reg(base, b)?.clone()];
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
+            Op::CallPrimRK { dst, prim, a, k } | Op::CallPrimKR { dst, prim, k, b: a } => {
+                let constant = program
+                    .constants
+                    .get(usize::from(k))
+                    .ok_or_else(|| internal("constant out of range"))?
+                    .clone();
+                let register = self.reg(base, a)?.clone();
+                let args = if matches!(op, Op::CallPrimRK { .. }) {
+                    [register, constant]
+                } else {
+                    [constant, register]
+                };
+                let value = self.primitive(prim.as_usize(), &args)?;
+                self.set(base, dst, value)?;
+            }
             Op::CallValue {
                 dst,
                 callee,

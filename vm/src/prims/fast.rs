@@ -46,29 +46,48 @@ pub(crate) mod index {
 /// The result and the work of primitive `index` on `args`, when a fast path handles them.
 #[inline(always)]
 pub(crate) fn call(index: usize, args: &[Value]) -> Option<(Value, u64)> {
-    match (index, args) {
-        (index::PLIST_GET, [plist, property]) => {
-            let (found, work) = with_eq_test!(property, |test| plist_find(plist, test));
-            Some((found.cloned().unwrap_or(Value::Nil), work))
-        }
-        (index::ASSQ, [key, alist]) => with_eq_test!(key, |test| assq(alist, test)),
-        (index::MEMQ, [element, list]) => with_eq_test!(element, |test| memq(list, test)),
-        (index::NTH, [Value::Int(n), list]) => nth(*n, list),
-        (index::EQ, [a, b]) => Some((Value::bool(equal::eq(a, b)), 0)),
-        (index::EQUAL, [a, b]) => {
-            let (same, work) = equal::equal_counting(a, b);
-            Some((Value::bool(same), work))
-        }
-        (index::NULL | index::NOT, [a]) => Some((Value::bool(a.is_nil()), 0)),
-        (index::LENGTH, [Value::Str(text)]) => Some((count(text.char_len()), 0)),
-        (index::LENGTH, [Value::Vector(vector)]) => Some((count(vector.items().len()), 0)),
-        (index::LENGTH, [Value::Nil]) => Some((Value::Int(0), 0)),
-        (index::LENGTH, [list @ Value::Cons(_)]) => {
+    match args {
+        [a] => call1(index, a),
+        [a, b] => call2(index, a, b),
+        _ => None,
+    }
+}
+
+/// [`call`] for one argument borrowed from wherever it lives.
+#[inline(always)]
+pub(crate) fn call1(index: usize, a: &Value) -> Option<(Value, u64)> {
+    match (index, a) {
+        (index::NULL | index::NOT, a) => Some((Value::bool(a.is_nil()), 0)),
+        (index::LENGTH, Value::Str(text)) => Some((count(text.char_len()), 0)),
+        (index::LENGTH, Value::Vector(vector)) => Some((count(vector.items().len()), 0)),
+        (index::LENGTH, Value::Nil) => Some((Value::Int(0), 0)),
+        (index::LENGTH, list @ Value::Cons(_)) => {
             let mut walk = list.iter();
             let n = walk.by_ref().count();
             walk.rest().is_nil().then(|| (count(n), n as u64))
         }
-        (index::STRING_EQ | index::STRING_EQUAL, [Value::Str(a), Value::Str(b)]) => {
+        _ => None,
+    }
+}
+
+/// [`call`] for two arguments borrowed from wherever they live.
+#[inline(always)]
+pub(crate) fn call2(index: usize, a: &Value, b: &Value) -> Option<(Value, u64)> {
+    match (index, a, b) {
+        (index::PLIST_GET, plist, property) => {
+            let (found, work) = with_eq_test!(property, |test| plist_find(plist, test));
+            Some((found.cloned().unwrap_or(Value::Nil), work))
+        }
+        (index::ASSQ, key, alist) => with_eq_test!(key, |test| assq(alist, test)),
+        (index::MEMQ, element, list) => with_eq_test!(element, |test| memq(list, test)),
+        (index::NTH, Value::Int(n), list) => nth(*n, list),
+        (index::EQ, a, b) => Some((Value::bool(equal::eq(a, b)), 0)),
+        (index::EQUAL, a, b) => {
+            let (same, work) =
+                equal::equal_atoms_counting(a, b).unwrap_or_else(|| equal::equal_counting(a, b));
+            Some((Value::bool(same), work))
+        }
+        (index::STRING_EQ | index::STRING_EQUAL, Value::Str(a), Value::Str(b)) => {
             let (a, b) = (a.as_str(), b.as_str());
             Some((Value::bool(a == b), text_units(a.len().min(b.len()))))
         }
