@@ -15,17 +15,8 @@ runs=${WALL_RUNS:-20}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-instructions() {
-  local count=""
-  # A loaded machine occasionally leaves an empty summary; such a run is retried.
-  for _ in 1 2 3; do
-    valgrind --tool=callgrind --callgrind-out-file="$work/out" "$@" >"$work/stdout" 2>"$work/stderr" \
-      || { cat "$work/stderr" >&2; exit 1; }
-    count=$(awk '/^summary:/ {print $2}' "$work/out")
-    [ -n "$count" ] && [ "$count" != 0 ] && break
-  done
-  echo "$count"
-}
+# shellcheck source=benches/callgrind-lib.sh
+source benches/callgrind-lib.sh
 
 ptc_count() { instructions --toggle-collect='*profile_measure*' "$profile" "$1" 1; }
 ptc_wall() { "$profile" "$1" "$runs" | sed -n 's/.*best \(.*\))$/\1/p'; }

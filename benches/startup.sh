@@ -17,17 +17,8 @@ script=benches/programs/cold_tiny.lisp
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-instructions() {
-  local count=""
-  # A loaded machine occasionally leaves an empty summary; such a run is retried.
-  for _ in 1 2 3; do
-    valgrind --tool=callgrind --callgrind-out-file="$work/out" "$@" >"$work/stdout" 2>"$work/stderr" \
-      || { cat "$work/stderr" >&2; exit 1; }
-    count=$(awk '/^summary:/ {print $2}' "$work/out")
-    [ -n "$count" ] && [ "$count" != 0 ] && break
-  done
-  echo "$count"
-}
+# shellcheck source=benches/callgrind-lib.sh
+source benches/callgrind-lib.sh
 
 # "elapsed-ms task-clock-ms" of RUNS runs.
 wall() {

@@ -54,11 +54,11 @@ impl Machine {
         }
     }
 
-    /// The fuel countdown left after a primitive's general path charged its work: the
-    /// instructions before the next check at `fuel_mark` (0 when the work reached it, so
-    /// the next instruction checks the budgets first).
+    /// The fuel countdown left after a primitive or the general path charged work beyond
+    /// the instruction itself: the instructions before the next check at `fuel_mark` (0 when
+    /// the work reached it, so the next instruction checks the budgets first).
     #[inline(always)]
-    pub(super) fn left_after_primitive(&mut self) -> u64 {
+    pub(super) fn left_after_work(&mut self) -> u64 {
         let fuel = self.stats.fuel_used;
         if fuel >= self.fuel_mark {
             self.fuel_mark = fuel;

@@ -91,6 +91,23 @@ impl Machine {
                 self.stats.fuel_used = self.fuel_mark - left
             };
         }
+        // A primitive call's outcome: the value into `dst` and on to the next instruction,
+        // or the error with the call's span.
+        macro_rules! primitive_result {
+            ($dst:expr, $outcome:expr) => {
+                match $outcome {
+                    Ok(value) => {
+                        win.set($dst, value);
+                        continue;
+                    }
+                    Err(error) => {
+                        let pc = code.pc();
+                        self.save_pc(pc);
+                        return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
+                    }
+                }
+            };
+        }
         // Takes the verified relative jump of the instruction just fetched.
         macro_rules! take_jump {
             ($offset:expr) => {
@@ -358,24 +375,8 @@ impl Machine {
                         };
                         let outcome = call_primitive(run, prim.as_usize(), args);
                         // The primitive may have charged work beyond the instruction itself.
-                        let fuel = self.stats.fuel_used;
-                        if fuel >= self.fuel_mark {
-                            self.fuel_mark = fuel;
-                            left = 0;
-                        } else {
-                            left = self.fuel_mark - fuel;
-                        }
-                        match outcome {
-                            Ok(value) => {
-                                win.set(dst, value);
-                                continue;
-                            }
-                            Err(error) => {
-                                let pc = code.pc();
-                                self.save_pc(pc);
-                                return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
-                            }
-                        }
+                        left = self.left_after_work();
+                        primitive_result!(dst, outcome);
                     }
                 }
                 // A fixed-operand primitive call: the fast path on operands borrowed from
@@ -417,18 +418,8 @@ impl Machine {
                     }
                     sync!();
                     let outcome = self.primitive_on_copies(prim.as_usize(), x, y);
-                    left = self.left_after_primitive();
-                    match outcome {
-                        Ok(value) => {
-                            win.set(dst, value);
-                            continue;
-                        }
-                        Err(error) => {
-                            let pc = code.pc();
-                            self.save_pc(pc);
-                            return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
-                        }
-                    }
+                    left = self.left_after_work();
+                    primitive_result!(dst, outcome);
                 }
                 Op::Return { src } if self.frames.len() > 1 => {
                     // Return to a guest caller (the script body's return runs the final checks).
@@ -475,13 +466,7 @@ impl Machine {
                 }
             }
             // The instruction may have charged work beyond the instruction itself.
-            let fuel = self.stats.fuel_used;
-            if fuel >= self.fuel_mark {
-                self.fuel_mark = fuel;
-                left = 0;
-            } else {
-                left = self.fuel_mark - fuel;
-            }
+            left = self.left_after_work();
             win = Window::new(regs, base, func.registers)
                 .ok_or_else(|| internal("register window out of range"))?;
         }
