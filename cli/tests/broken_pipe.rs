@@ -42,21 +42,24 @@ fn through_head(args: &[&str]) -> (i32, String, Vec<u8>) {
     (status, stderr, stdout.get(..1).unwrap_or_default().to_vec())
 }
 
-/// Runs ptc with stdout (or stderr) a pipe whose read end is closed before ptc writes.
+/// Runs ptc with stdout (or stderr) a pipe whose read end is closed before ptc starts, so
+/// its first write always meets a closed pipe (closing it after the spawn raced a fast
+/// command's write into the pipe buffer).
 fn closed(args: &[&str], close_stderr: bool) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
     let mut command = Command::new(PTC);
     command.args(args).stdin(Stdio::null());
     if close_stderr {
-        command.stdout(Stdio::null()).stderr(Stdio::piped());
+        command.stdout(Stdio::null()).stderr(writer);
     } else {
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        command.stdout(writer).stderr(Stdio::piped());
     }
     let mut child = command.spawn().expect("ptc starts");
+    // The parent's copy of the write end went with `command`; drop it so only ptc holds it.
+    drop(command);
     let mut stderr_text = String::new();
-    if close_stderr {
-        drop(child.stderr.take());
-    } else {
-        drop(child.stdout.take());
+    if !close_stderr {
         child
             .stderr
             .take()
