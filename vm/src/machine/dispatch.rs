@@ -1,7 +1,8 @@
 //! The dispatch loop: the hot instructions' integer, list and call fast paths inline,
 //! everything else handed to the general path in `exec`.
 //!
-//! Owns the loop's local state (function, `pc`, `base`, the fuel countdown `left`) and
+//! Owns the loop's local state (function, the code cursor, the register window, the fuel
+//! countdown `left`; the running frame's base is read from its frame when needed) and
 //! the register file while it runs (moved out of the machine and put back around every
 //! slow-path call). Invariants: the fuel used is always `fuel_mark - left`, synchronised
 //! into `stats.fuel_used` before any slow path and on every exit; a fast path either
@@ -59,14 +60,13 @@ impl Machine {
         // The next instruction; remade (checked) whenever the running function changes.
         let mut code =
             Cursor::new(&func.code, top.pc).ok_or_else(|| internal("pc out of range"))?;
-        let mut base = top.base;
         // `|n| < int_bound` as one add and one unsigned compare, on locals (the machine's
         // field would be reloaded through `self` on every arithmetic result).
         let (int_bias, int_limit) = int_range(self.int_bound);
         let fits = |n: i64| n.cast_unsigned().wrapping_add(int_bias) <= int_limit;
         // The running frame's registers; remade whenever the register file is used
         // otherwise (calls, returns, the general path) or the running function changes.
-        let mut win = Window::new(regs, base, func.registers)
+        let mut win = Window::new(regs, top.base, func.registers)
             .ok_or_else(|| internal("register window out of range"))?;
         // Fuel counts down in a local: `left` instructions remain before the next check at
         // `self.fuel_mark`, so the fuel used is always `fuel_mark - left`. `self.stats.fuel_used` is
@@ -101,7 +101,7 @@ impl Machine {
                         continue;
                     }
                     Err(error) => {
-                        let pc = code.pc();
+                        let pc = code.pc(&func.code);
                         self.save_pc(pc);
                         return Err(error.with_span(span_at(func, pc.saturating_sub(1))));
                     }
@@ -125,13 +125,13 @@ impl Machine {
                         self.fuel_mark = fuel + left;
                     }
                     Ok(true) => {
-                        self.save_pc(code.pc());
+                        self.save_pc(code.pc(&func.code));
                         self.stats.pauses += 1;
                         return Ok(Step::Pause);
                     }
                     Err(error) => {
-                        self.save_pc(code.pc());
-                        return Err(error.with_span(span_at(func, code.pc())));
+                        self.save_pc(code.pc(&func.code));
+                        return Err(error.with_span(span_at(func, code.pc(&func.code))));
                     }
                 }
             }
@@ -319,12 +319,11 @@ impl Machine {
                         args,
                         argc,
                     };
-                    if let Some((callee, new_base, window)) =
-                        self.push_call(program, regs, func, base, code.pc(), call, None)
+                    if let Some((callee, window)) =
+                        self.push_call(program, regs, func, code.pc(&func.code), call, None)
                     {
                         func = callee;
                         code = enter!(func, 0);
-                        base = new_base;
                         win = window;
                         continue;
                     }
@@ -345,12 +344,11 @@ impl Machine {
                             argc,
                         };
                         let closure = Some(Arc::clone(closure));
-                        if let Some((callee, new_base, window)) =
-                            self.push_call(program, regs, func, base, code.pc(), call, closure)
+                        if let Some((callee, window)) =
+                            self.push_call(program, regs, func, code.pc(&func.code), call, closure)
                         {
                             func = callee;
                             code = enter!(func, 0);
-                            base = new_base;
                             win = window;
                             continue;
                         }
@@ -427,12 +425,10 @@ impl Machine {
                         Value::Int(n) => Value::Int(*n),
                         slot => std::mem::take(slot),
                     };
-                    if let Some((caller, caller_pc, caller_base, window)) =
-                        self.pop_return(program, regs, value)
+                    if let Some((caller, caller_pc, window)) = self.pop_return(program, regs, value)
                     {
                         func = caller;
                         code = enter!(func, caller_pc);
-                        base = caller_base;
                         win = window;
                         continue;
                     }
@@ -467,8 +463,8 @@ impl Machine {
                 | Op::PopHandler => {}
             }
             sync!();
-            let pc = code.pc();
-            match self.general(program, regs, *op, base, pc) {
+            let pc = code.pc(&func.code);
+            match self.general(program, regs, *op, pc) {
                 Ok(Flow::Next) => {}
                 Ok(Flow::Jump(offset)) => code.jump(offset),
                 Ok(Flow::Enter | Flow::Leave) => {
@@ -480,7 +476,6 @@ impl Machine {
                         .get(top.func)
                         .ok_or_else(|| internal("bad function"))?;
                     code = enter!(func, top.pc);
-                    base = top.base;
                 }
                 Ok(flow @ (Flow::Finish | Flow::Suspend)) => {
                     return self.finish_or_suspend(flow, pc);
@@ -492,6 +487,7 @@ impl Machine {
             }
             // The instruction may have charged work beyond the instruction itself.
             left = self.left_after_work();
+            let base = self.frames.last().map_or(0, |top| top.base);
             win = Window::new(regs, base, func.registers)
                 .ok_or_else(|| internal("register window out of range"))?;
         }
@@ -505,9 +501,10 @@ impl Machine {
         program: &Program,
         regs: &mut Vec<Value>,
         op: Op,
-        base: usize,
         pc: usize,
     ) -> Result<Flow> {
+        // The running frame's base: the loop keeps none of its own (one register fewer).
+        let base = self.frames.last().map_or(0, |top| top.base);
         std::mem::swap(&mut self.regs, regs);
         let outcome = self.exec(program, op, base, pc);
         std::mem::swap(&mut self.regs, regs);
@@ -542,12 +539,12 @@ impl Machine {
         program: &'p Program,
         regs: &'r mut Vec<Value>,
         func: &Function,
-        base: usize,
         pc: usize,
         call: CallSite,
         closure: Option<Arc<Closure>>,
-    ) -> Option<(&'p Function, usize, Window<'r>)> {
+    ) -> Option<(&'p Function, Window<'r>)> {
         let callee = program.functions.get(call.callee)?;
+        let base = self.frames.last()?.base;
         if callee.optional != 0
             || callee.rest
             || call.argc != callee.required
@@ -577,7 +574,7 @@ impl Machine {
         let ret = base + call.dst.as_usize();
         self.frames.enter(pc, call.callee, new_base, ret, closure);
         let window = Window::over(window);
-        Some((callee, new_base, window))
+        Some((callee, window))
     }
 
     /// The fast path of `RETURN` to a guest caller: pops the frame and stores the value in
@@ -589,14 +586,14 @@ impl Machine {
         program: &'p Program,
         regs: &'r mut [Value],
         value: Value,
-    ) -> Option<(&'p Function, usize, usize, Window<'r>)> {
+    ) -> Option<(&'p Function, usize, Window<'r>)> {
         let (ret, caller, caller_pc, caller_base) = self.frames.leave()?;
         let function = program.functions.get(caller)?;
         if !put(regs, ret, value) {
             return None;
         }
         let window = Window::new(regs, caller_base, function.registers)?;
-        Some((function, caller_pc, caller_base, window))
+        Some((function, caller_pc, window))
     }
 
     pub(super) fn save_pc(&mut self, pc: usize) {

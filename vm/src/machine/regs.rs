@@ -37,11 +37,15 @@ use crate::isa::{Op, Reg};
 use crate::value::Value;
 use std::marker::PhantomData;
 
-/// The running function's next instruction, within `start .. start + len`.
+/// The running function's next instruction, within its code `start .. start + len`.
+/// Only the pointer is kept in release builds (one loop value fewer for the dispatch
+/// loop's registers); `pc` takes the code slice the cursor was made from.
 pub(super) struct Cursor<'a> {
     ptr: *const Op,
+    /// The code's first instruction and length, for the debug assertions.
+    #[cfg(debug_assertions)]
     start: *const Op,
-    /// Read by the debug assertions only.
+    #[cfg(debug_assertions)]
     len: usize,
     code: PhantomData<&'a [Op]>,
 }
@@ -53,29 +57,44 @@ impl<'a> Cursor<'a> {
         let op = code.get(pc)?;
         Some(Cursor {
             ptr: std::ptr::from_ref(op),
+            #[cfg(debug_assertions)]
             start: code.as_ptr(),
+            #[cfg(debug_assertions)]
             len: code.len(),
             code: PhantomData,
         })
     }
 
-    /// The index of the next instruction.
+    /// The index of the next instruction in `code`, the slice the cursor was made from.
     #[inline(always)]
-    pub(super) fn pc(&self) -> usize {
-        // `ptr` and `start` point into (or one past) the same slice, `ptr >= start`.
+    pub(super) fn pc(&self, code: &'a [Op]) -> usize {
+        #[cfg(debug_assertions)]
+        debug_assert!(
+            std::ptr::eq(code.as_ptr(), self.start),
+            "a cursor of other code"
+        );
+        // `ptr` points into (or one past) `code`, at or after its start; were `code`
+        // another slice the result would only be a wrong index, which every user checks.
+        self.ptr.addr().wrapping_sub(code.as_ptr().addr()) / std::mem::size_of::<Op>()
+    }
+
+    /// The index of the next instruction (debug assertions).
+    #[cfg(debug_assertions)]
+    fn index(&self) -> usize {
         (self.ptr.addr() - self.start.addr()) / std::mem::size_of::<Op>()
     }
 
     /// The next instruction; the cursor moves past it.
     #[inline(always)]
     pub(super) fn fetch(&mut self) -> &'a Op {
+        #[cfg(debug_assertions)]
         debug_assert!(
-            self.pc() < self.len,
+            self.index() < self.len,
             "fetch at {} of {}",
-            self.pc(),
+            self.index(),
             self.len
         );
-        // SAFETY: `ptr < start + len` by the terminator and jump invariants (module doc):
+        // SAFETY: `ptr < start + len` (the code's) by the terminator and jump invariants (module doc):
         // the cursor was made at a checked `pc`, and moves only past an instruction that is
         // not the last (the last is a terminator, which never continues) or by a jump to a
         // verified target. The slice is borrowed for `'a`, so it is live and unchanged.
@@ -90,14 +109,15 @@ impl<'a> Cursor<'a> {
     /// Takes the jump of the instruction just fetched: `offset` relative to the next one.
     #[inline(always)]
     pub(super) fn jump(&mut self, offset: i32) {
+        #[cfg(debug_assertions)]
         debug_assert!(
-            i64::try_from(self.pc())
+            i64::try_from(self.index())
                 .ok()
                 .and_then(|pc| pc.checked_add(i64::from(offset)))
                 .and_then(|t| usize::try_from(t).ok())
                 .is_some_and(|t| t < self.len),
             "jump {offset} from {} of {}",
-            self.pc(),
+            self.index(),
             self.len
         );
         // SAFETY: the offset is that of the instruction just fetched, whose target
@@ -230,14 +250,14 @@ mod tests {
         ];
         let mut cursor = Cursor::new(&code, 0).expect("pc 0 is an instruction");
         assert_eq!(*cursor.fetch(), code[0]);
-        assert_eq!(cursor.pc(), 1);
+        assert_eq!(cursor.pc(&code), 1);
         assert_eq!(*cursor.fetch(), Op::Jump { offset: 1 });
         cursor.jump(1);
-        assert_eq!(cursor.pc(), 3);
+        assert_eq!(cursor.pc(&code), 3);
         assert_eq!(*cursor.fetch(), Op::Jump { offset: -3 });
-        assert_eq!(cursor.pc(), 4);
+        assert_eq!(cursor.pc(&code), 4);
         cursor.jump(-3);
-        assert_eq!(cursor.pc(), 1);
+        assert_eq!(cursor.pc(&code), 1);
         assert!(Cursor::new(&code, 4).is_none());
         assert!(Cursor::new(&[], 0).is_none());
     }
