@@ -78,14 +78,34 @@ impl Weight {
     }
 
     /// The sum of two weights, saturating.
+    ///
+    #[inline]
     #[must_use]
     pub fn plus(self, other: Weight) -> Weight {
         Weight {
-            bytes: self.bytes.saturating_add(other.bytes).min(Self::MAX_COUNT),
-            nodes: self.nodes.saturating_add(other.nodes).min(Self::MAX_COUNT),
-            has_closure: self.has_closure || other.has_closure,
+            bytes: clamp_sum(self.bytes, other.bytes),
+            nodes: clamp_sum(self.nodes, other.nodes),
+            has_closure: self.has_closure | other.has_closure,
         }
     }
+
+    /// The weight of a cons of a car weighing `car` and a cdr weighing `cdr`: one byte and
+    /// one node for the cell, plus both.
+    #[inline]
+    #[must_use]
+    pub fn cons_of(car: Weight, cdr: Weight) -> Weight {
+        Weight {
+            bytes: clamp_sum(car.bytes.saturating_add(1), cdr.bytes),
+            nodes: clamp_sum(car.nodes.saturating_add(1), cdr.nodes),
+            has_closure: car.has_closure | cdr.has_closure,
+        }
+    }
+}
+
+/// `a + b` clamped to [`Weight::MAX_COUNT`], saturating for any inputs.
+#[inline(always)]
+fn clamp_sum(a: u64, b: u64) -> u64 {
+    a.saturating_add(b).min(Weight::MAX_COUNT)
 }
 
 /// An immutable string with its character count cached (guest indices are characters).
@@ -152,6 +172,14 @@ impl Vector {
     }
 }
 
+/// How many captured cells a [`Closure`] holds inline, in its own allocation: as many as
+/// fit the room a heap pointer and length take anyway (16 bytes), so a closure capturing
+/// at most this many cells is one allocation.
+pub const INLINE_CAPTURES: usize = 4;
+
+/// A closure's captured cells: inline up to [`INLINE_CAPTURES`], on the heap beyond.
+pub type Captures = smallvec::SmallVec<[u32; INLINE_CAPTURES]>;
+
 /// A guest closure: the function it runs and the variable cells it captured.
 ///
 /// Cells are indices into the owning machine's cell heap; a closure is meaningless outside
@@ -161,7 +189,7 @@ pub struct Closure {
     /// Index of the function in the program.
     pub function: u32,
     /// Captured variable cells, in the function's capture order.
-    pub captures: Box<[u32]>,
+    pub captures: Captures,
 }
 
 impl Value {
@@ -190,7 +218,7 @@ impl Value {
     /// A cons of `car` and `cdr`; its weight is computed here, in O(1).
     #[must_use]
     pub fn cons(car: Value, cdr: Value) -> Value {
-        let weight = Weight::leaf(1).plus(car.weight()).plus(cdr.weight());
+        let weight = Weight::cons_of(car.weight(), cdr.weight());
         if let Some(mut recycled) = recycled_cons()
             && let Some(cell) = Arc::get_mut(&mut recycled)
         {
@@ -229,6 +257,44 @@ impl Value {
             .into_iter()
             .rev()
             .fold(tail, |acc, item| Value::cons(item, acc))
+    }
+
+    /// The elements of the list `self` in reverse order, and how many there are; iteration
+    /// stops at the first non-cons tail, as [`Value::iter`] does.
+    ///
+    /// Takes the list by value so that every cell the caller held the only reference to is
+    /// reused in place (its cdr and cached weight rewritten) instead of copied and freed:
+    /// no allocation and no drop for a uniquely owned list. Cells someone else can still
+    /// see are never written; from the first shared cell on, the rest is copied. Either
+    /// way the result is the fresh list [`Value::list`] of the reversed elements would be.
+    #[must_use]
+    pub fn reversed(self) -> (Value, u64) {
+        let mut out = Value::Nil;
+        let mut count: u64 = 0;
+        let mut rest = self;
+        loop {
+            match rest {
+                Value::Cons(mut cell) => match Arc::get_mut(&mut cell) {
+                    Some(owned) => {
+                        count += 1;
+                        rest = std::mem::take(&mut owned.cdr);
+                        owned.weight = Weight::cons_of(owned.car.weight(), out.weight());
+                        // The cdr is nil after the take: nothing to drop.
+                        std::mem::forget(std::mem::replace(&mut owned.cdr, out));
+                        out = Value::Cons(cell);
+                    }
+                    None => {
+                        let shared = Value::Cons(cell);
+                        for item in shared.iter() {
+                            out = Value::cons(item.clone(), out);
+                            count += 1;
+                        }
+                        return (out, count);
+                    }
+                },
+                _ => return (out, count),
+            }
+        }
     }
 
     /// An integer, normalised: values that fit in 64 bits use the fast path.
@@ -562,6 +628,16 @@ mod tests {
     }
 
     #[test]
+    fn inline_captures_cost_no_room_beyond_a_heap_slice() {
+        // The inline cells share the room of the spilled vector's pointer and length.
+        assert_eq!(
+            std::mem::size_of::<Captures>(),
+            std::mem::size_of::<Box<[u32]>>() + std::mem::size_of::<usize>()
+        );
+        assert_eq!(INLINE_CAPTURES * 4, std::mem::size_of::<Box<[u32]>>());
+    }
+
+    #[test]
     fn weights_follow_the_dialect_units() {
         assert_eq!(Value::Nil.weight(), Weight::leaf(0));
         assert_eq!(Value::Int(-120).weight().bytes, 4);
@@ -624,6 +700,57 @@ mod tests {
         assert_eq!(items.first().and_then(|v| v.as_str()), Some("ab"));
         assert!(matches!(items.get(1), Some(Value::Int(-7))));
         assert_eq!(items.len(), 2);
+    }
+
+    /// The elements and the weight of every suffix, to compare a reuse with a fresh copy.
+    fn shape(list: &Value) -> Vec<(i64, Weight)> {
+        let mut out = Vec::new();
+        let mut rest = list;
+        while let Value::Cons(c) = rest {
+            let n = match c.car() {
+                Value::Int(n) => *n,
+                Value::Str(s) => -(s.as_str().len() as i64),
+                _ => i64::MIN,
+            };
+            out.push((n, c.weight));
+            rest = c.cdr();
+        }
+        out
+    }
+
+    #[test]
+    fn reversed_reuses_owned_cells_and_never_writes_shared_ones() {
+        let fresh = |items: &[i64]| Value::list(items.iter().map(|n| Value::Int(*n)));
+        // Uniquely owned: reversed in place, with the weights a fresh list would have.
+        let (out, count) = fresh(&[1, 22, 333]).reversed();
+        assert_eq!(count, 3);
+        assert_eq!(shape(&out), shape(&fresh(&[333, 22, 1])));
+        // Wholly shared: copied, the original untouched.
+        let kept = fresh(&[1, 22, 333]);
+        let (out, count) = kept.clone().reversed();
+        assert_eq!(count, 3);
+        assert_eq!(shape(&out), shape(&fresh(&[333, 22, 1])));
+        assert_eq!(shape(&kept), shape(&fresh(&[1, 22, 333])));
+        // A unique head on a shared tail: the head is reused, the tail copied.
+        let tail = fresh(&[4, 5]);
+        let list = Value::cons(
+            Value::string("ab"),
+            Value::cons(Value::Int(3), tail.clone()),
+        );
+        let (out, count) = list.reversed();
+        assert_eq!(count, 4);
+        let expected = Value::list(
+            [5, 4, 3]
+                .map(Value::Int)
+                .into_iter()
+                .chain([Value::string("ab")]),
+        );
+        assert_eq!(shape(&out), shape(&expected));
+        assert_eq!(shape(&tail), shape(&fresh(&[4, 5])));
+        // An improper tail ends the walk, as `Value::iter` does; atoms reverse to nil.
+        let (out, count) = Value::cons(Value::Int(1), Value::Int(2)).reversed();
+        assert_eq!((count, shape(&out)), (1, shape(&fresh(&[1]))));
+        assert!(matches!(Value::Int(7).reversed(), (Value::Nil, 0)));
     }
 
     #[test]
