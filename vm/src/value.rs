@@ -218,16 +218,22 @@ impl Value {
     /// A cons of `car` and `cdr`; its weight is computed here, in O(1).
     #[must_use]
     pub fn cons(car: Value, cdr: Value) -> Value {
-        let weight = Weight::cons_of(car.weight(), cdr.weight());
-        if let Some(mut recycled) = recycled_cons()
-            && let Some(cell) = Arc::get_mut(&mut recycled)
-        {
-            overwrite(&mut cell.car, car);
-            overwrite(&mut cell.cdr, cdr);
-            cell.weight = weight;
-            return Value::Cons(recycled);
+        let cell = Cons {
+            weight: Weight::cons_of(car.weight(), cdr.weight()),
+            car,
+            cdr,
+        };
+        match recycled_cons() {
+            Some(mut recycled) => match Arc::get_mut(&mut recycled) {
+                Some(slot) => {
+                    // The pooled cell holds nil twice: nothing to drop (see `recycle`).
+                    std::mem::forget(std::mem::replace(slot, cell));
+                    Value::Cons(recycled)
+                }
+                None => Value::Cons(Arc::new(cell)),
+            },
+            None => Value::Cons(Arc::new(cell)),
         }
-        Value::Cons(Arc::new(Cons { car, cdr, weight }))
     }
 
     /// A vector of `items`.
@@ -483,16 +489,6 @@ thread_local! {
     static CONS_POOL: RefCell<Vec<Arc<Cons>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Stores `value` in `slot`, skipping the drop of an old value that holds no reference
-/// (a recycled cell's fields are nil).
-#[inline(always)]
-fn overwrite(slot: &mut Value, value: Value) {
-    let old = std::mem::replace(slot, value);
-    if old.is_immediate() {
-        std::mem::forget(old);
-    }
-}
-
 /// A recycled cons allocation, if this thread has one.
 #[inline]
 fn recycled_cons() -> Option<Arc<Cons>> {
@@ -502,22 +498,20 @@ fn recycled_cons() -> Option<Arc<Cons>> {
         .flatten()
 }
 
-/// Keeps the emptied, unique cons allocation `cell` for reuse, or frees it when the pool
-/// is full (or this thread is exiting).
+/// Keeps the emptied, unique cons allocation `cell` in `pool` for reuse, or frees it when
+/// there is no pool (this thread is exiting or already in one) or it is full.
 #[inline]
-fn recycle_cons(cell: Arc<Cons>) {
-    let kept = CONS_POOL.try_with(|pool| match pool.try_borrow_mut() {
-        Ok(mut pool) if pool.len() < CONS_POOL_CAP => {
+fn recycle(cell: Arc<Cons>, pool: &mut Option<std::cell::RefMut<'_, Vec<Arc<Cons>>>>) {
+    match pool {
+        Some(pool) if pool.len() < CONS_POOL_CAP => {
             if pool.capacity() == 0 {
                 pool.reserve_exact(CONS_POOL_CAP);
             }
             pool.push(cell);
-            None
         }
-        _ => Some(cell),
-    });
-    // `cell`, when it was not kept, drops here: its fields are nil, so its drop is O(1).
-    drop(kept);
+        // `cell`'s fields are nil, so its drop is O(1) and touches no pool.
+        _ => drop(cell),
+    }
 }
 
 /// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
@@ -568,35 +562,55 @@ impl Drop for Cons {
         if is_branch(&self.car) {
             defer(std::mem::take(&mut self.car), &mut stack);
         }
-        let mut next = std::mem::take(&mut self.cdr);
-        loop {
-            match next {
-                Value::Cons(mut c) => match Arc::get_mut(&mut c) {
-                    Some(cell) => {
-                        let car = std::mem::take(&mut cell.car);
-                        if is_branch(&car) {
-                            defer(car, &mut stack);
-                        } else if car.is_immediate() {
-                            std::mem::forget(car);
-                        } else {
-                            drop(car);
-                        }
-                        next = std::mem::take(&mut cell.cdr);
-                        // The cell now holds nil twice: reused, or freed in O(1).
-                        recycle_cons(c);
-                    }
-                    // Shared: the other owners keep the rest of the chain alive.
-                    None => break,
-                },
-                Value::Vector(_) => {
-                    defer(next, &mut stack);
-                    break;
-                }
-                _ => break,
+        let mut next = Some(std::mem::take(&mut self.cdr));
+        // One borrow of this thread's pool for the whole chain (none inside a drop that
+        // already holds it: then cells are simply freed).
+        let _ = CONS_POOL.try_with(|pool| {
+            if let Some(next) = next.take() {
+                unlink(next, &mut stack, pool.try_borrow_mut().ok());
             }
+        });
+        // The thread is exiting and its pool is gone: still iterative, nothing kept.
+        if let Some(next) = next {
+            unlink(next, &mut stack, None);
         }
         if !stack.is_empty() {
             drop_iteratively(stack);
+        }
+    }
+}
+
+/// Unlinks the cdr chain starting at `next` in a loop: each uniquely owned cell is emptied
+/// (aggregate cars deferred to `stack`) and recycled into `pool`; the walk stops at the
+/// first shared cell, whose other owners keep the rest alive.
+fn unlink(
+    mut next: Value,
+    stack: &mut Vec<Value>,
+    mut pool: Option<std::cell::RefMut<'_, Vec<Arc<Cons>>>>,
+) {
+    loop {
+        match next {
+            Value::Cons(mut c) => match Arc::get_mut(&mut c) {
+                Some(cell) => {
+                    let car = std::mem::take(&mut cell.car);
+                    if is_branch(&car) {
+                        defer(car, stack);
+                    } else if car.is_immediate() {
+                        std::mem::forget(car);
+                    } else {
+                        drop(car);
+                    }
+                    next = std::mem::take(&mut cell.cdr);
+                    // The cell now holds nil twice: reused, or freed in O(1).
+                    recycle(c, &mut pool);
+                }
+                None => break,
+            },
+            Value::Vector(_) => {
+                defer(next, stack);
+                break;
+            }
+            _ => break,
         }
     }
 }
