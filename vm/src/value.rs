@@ -303,6 +303,42 @@ impl Value {
         }
     }
 
+    /// Replaces the list in `slot` by its cdr (`(setq rest (cdr rest))`, the step of every
+    /// `dolist`), and whether `slot` held a list (nil stays nil; anything else is left
+    /// alone and `false` returned).
+    ///
+    /// When `slot` held the only reference to its cons, the cell is emptied and kept for
+    /// reuse by this thread's pool instead of being freed: walking a fresh list that only
+    /// the loop holds neither frees nor, later, allocates.
+    #[inline]
+    pub fn step_to_cdr(slot: &mut Value) -> bool {
+        match slot {
+            Value::Cons(c) => {
+                match Arc::get_mut(c) {
+                    Some(cell) => {
+                        let car = std::mem::take(&mut cell.car);
+                        let rest = std::mem::take(&mut cell.cdr);
+                        if let Value::Cons(emptied) = std::mem::replace(slot, rest) {
+                            recycle_one(emptied);
+                        }
+                        if !car.is_immediate() {
+                            drop(car);
+                        } else {
+                            std::mem::forget(car);
+                        }
+                    }
+                    None => {
+                        let rest = c.cdr.clone();
+                        *slot = rest;
+                    }
+                }
+                true
+            }
+            Value::Nil => true,
+            _ => false,
+        }
+    }
+
     /// An integer, normalised: values that fit in 64 bits use the fast path.
     #[must_use]
     pub fn integer(n: BigInt) -> Value {
@@ -478,8 +514,10 @@ fn decimal_len(n: i64) -> u64 {
     sign + guess + 1 - below
 }
 
-/// The most cons allocations one thread keeps for reuse (~1.2 MB of 72-byte cells).
-const CONS_POOL_CAP: usize = 16_384;
+/// The most cons allocations one thread keeps for reuse: 4.5 MiB of 72-byte cells, enough
+/// for a run that drops a few lists of ten thousand elements to build them again without
+/// `malloc` (list workload: 27.59 M instructions at 16 384 cells, 21.67 M at this cap).
+const CONS_POOL_CAP: usize = 65_536;
 
 thread_local! {
     /// Cons allocations released by [`Cons`]'s iterative drop, each unique (one strong
@@ -503,15 +541,24 @@ fn recycled_cons() -> Option<Arc<Cons>> {
 #[inline]
 fn recycle(cell: Arc<Cons>, pool: &mut Option<std::cell::RefMut<'_, Vec<Arc<Cons>>>>) {
     match pool {
-        Some(pool) if pool.len() < CONS_POOL_CAP => {
-            if pool.capacity() == 0 {
-                pool.reserve_exact(CONS_POOL_CAP);
-            }
-            pool.push(cell);
-        }
+        // The pool grows by doubling, so its capacity never passes the (power of two) cap.
+        Some(pool) if pool.len() < CONS_POOL_CAP => pool.push(cell),
         // `cell`'s fields are nil, so its drop is O(1) and touches no pool.
         _ => drop(cell),
     }
+}
+
+/// Keeps one emptied, unique cons allocation for reuse (see [`recycle`]).
+#[inline]
+fn recycle_one(cell: Arc<Cons>) {
+    let mut cell = Some(cell);
+    let _ = CONS_POOL.try_with(|pool| {
+        if let Some(cell) = cell.take() {
+            recycle(cell, &mut pool.try_borrow_mut().ok());
+        }
+    });
+    // The thread is exiting: `cell`, if still here, is freed in O(1).
+    drop(cell);
 }
 
 /// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
@@ -765,6 +812,31 @@ mod tests {
         let (out, count) = Value::cons(Value::Int(1), Value::Int(2)).reversed();
         assert_eq!((count, shape(&out)), (1, shape(&fresh(&[1]))));
         assert!(matches!(Value::Int(7).reversed(), (Value::Nil, 0)));
+    }
+
+    #[test]
+    fn step_to_cdr_recycles_only_cells_nothing_else_holds() {
+        let pooled = || CONS_POOL.with(|pool| pool.borrow().len());
+        let mut rest = Value::list([Value::string("a"), Value::Int(2), Value::Int(3)]);
+        let kept = match &rest {
+            Value::Cons(c) => c.cdr().clone(),
+            _ => Value::Nil,
+        };
+        let before = pooled();
+        // The head is held only by `rest`: recycled.
+        assert!(Value::step_to_cdr(&mut rest));
+        assert_eq!(pooled(), before + 1);
+        // The next cell is also held by `kept`: stepped over, not touched.
+        assert!(Value::step_to_cdr(&mut rest));
+        assert_eq!(pooled(), before + 1);
+        assert_eq!(shape(&kept), shape(&Value::list([2, 3].map(Value::Int))));
+        assert_eq!(shape(&rest), shape(&Value::list([Value::Int(3)])));
+        assert!(Value::step_to_cdr(&mut rest));
+        assert!(rest.is_nil());
+        assert!(Value::step_to_cdr(&mut rest));
+        let mut atom = Value::Int(1);
+        assert!(!Value::step_to_cdr(&mut atom));
+        assert!(matches!(atom, Value::Int(1)));
     }
 
     #[test]
