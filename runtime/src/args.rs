@@ -374,7 +374,7 @@ mod tests {
         let mut f = Fixture::new();
         let closure = Value::Closure(std::sync::Arc::new(ptc_vm::value::Closure {
             function: 0,
-            captures: Box::new([]),
+            captures: ptc_vm::value::Captures::new(),
         }));
         let args = Value::list([f.kw(":file_path"), closure]);
         assert_eq!(

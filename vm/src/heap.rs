@@ -11,7 +11,7 @@
 //! | a string of `n` bytes | [`string`]: header, the `Str` and its `n` text bytes |
 //! | a vector of `n` elements | [`vector`]: header, the `Vector` and `n` value slots |
 //! | a big integer | [`big`]: header, the `BigInt` and its 64-bit digits |
-//! | a closure capturing `c` cells | [`closure`]: header, the `Closure` and `c` cell indices |
+//! | a closure capturing `c` cells | [`closure`]: header, the `Closure` (cells inline up to 4), and `c` indices beyond |
 //! | a variable cell | [`CELL`]: two value slots (the cell heap grows by doubling) |
 //! | a symbol name of `n` bytes | [`symbol_name`]: the name and its table entries |
 //! | a tool result or parsed JSON | [`of`]: every node above, walked once per use |
@@ -20,7 +20,7 @@
 //! at least the bytes the global allocator is asked for (the allocator's own rounding, at
 //! most 16 bytes per block with glibc, is what the stated factor in budgets.md covers).
 
-use crate::value::{Closure, Cons, Str, Value, Vector};
+use crate::value::{Closure, Cons, INLINE_CAPTURES, Str, Value, Vector};
 use num_bigint::BigInt;
 use std::mem::size_of;
 
@@ -62,10 +62,16 @@ pub fn big(n: &BigInt) -> u64 {
     (ARC_HEADER + size_of::<BigInt>() as u64).saturating_add(digits.saturating_mul(16))
 }
 
-/// A fresh closure capturing `captures` cells.
+/// A fresh closure capturing `captures` cells: one allocation, plus a second for the cells
+/// when there are more than [`INLINE_CAPTURES`].
 #[must_use]
 pub fn closure(captures: u64) -> u64 {
-    (ARC_HEADER + size_of::<Closure>() as u64).saturating_add(captures.saturating_mul(4))
+    let spilled = if captures > INLINE_CAPTURES as u64 {
+        captures.saturating_mul(size_of::<u32>() as u64)
+    } else {
+        0
+    };
+    (ARC_HEADER + size_of::<Closure>() as u64).saturating_add(spilled)
 }
 
 /// A symbol name of `len` bytes interned for the rest of the run (the name, its table slot
@@ -123,7 +129,9 @@ mod tests {
             assert_eq!(CONS, 72);
             assert_eq!(string(10), 40 + 10);
             assert_eq!(vector(3), 56 + 3 * 16);
-            assert_eq!(closure(2), 40 + 2 * 4);
+            assert_eq!(closure(0), 48);
+            assert_eq!(closure(4), 48);
+            assert_eq!(closure(5), 48 + 5 * 4);
             assert_eq!(CELL, 32);
             assert_eq!(big(&(BigInt::from(1) << 100u32)), 48 + 16 * 3);
         }

@@ -420,8 +420,9 @@ pub enum Op {
         /// Constant-pool index of the message string.
         msg: ConstIdx,
     },
-    /// `dst := reverse(src)` for a proper list built by the compiler's loops (`mapcar`).
-    /// Fuel 1 + length. Errors: `value`, `retained-value`.
+    /// `dst := reverse(src)` for a proper list built by the compiler's loops (`mapcar`);
+    /// `src` (the loop's accumulator, dead afterwards) is left nil and its cells are reused.
+    /// Fuel 1 + length; retained bytes as for a fresh copy. Errors: `value`, `retained-value`.
     ReverseList {
         /// Destination register.
         dst: Reg,

@@ -7,6 +7,7 @@
 //! primitive's work, fresh structure and result size are charged before its value is used.
 
 use super::dispatch::{Flow, put};
+use super::exec::cell_index;
 use super::fuel::step_budget;
 use super::tools::closure_boundary;
 use super::{Args, Frame, Machine, internal, retain};
@@ -15,11 +16,11 @@ use crate::json::check_weight;
 use crate::limits::Limits;
 use crate::prims::{PRIMITIVES, PrimCtx, fast};
 use crate::print::{self, Style};
-use crate::program::{Callable, Function, Program};
+use crate::program::{Callable, Capture, Function, Program};
 use crate::regexp::RegexCache;
 use crate::step::Stats;
 use crate::symbol::Symbols;
-use crate::value::{Closure, Value, Weight};
+use crate::value::{Captures, Closure, Value, Weight};
 use std::sync::Arc;
 
 impl Machine {
@@ -52,6 +53,34 @@ impl Machine {
             Some(b) => self.primitive(index, &[a.clone(), b.clone()]),
             None => self.primitive(index, std::slice::from_ref(a)),
         }
+    }
+
+    /// A fresh closure of function `func`, capturing the cells its capture list names from
+    /// the making frame (window at `base`): one allocation for up to
+    /// [`crate::value::INLINE_CAPTURES`] cells, its retained bytes charged first.
+    pub(super) fn make_closure(
+        &mut self,
+        program: &Program,
+        base: usize,
+        func: u16,
+    ) -> Result<Value> {
+        let child = program
+            .functions
+            .get(usize::from(func))
+            .ok_or_else(|| internal("closure function"))?;
+        let mut captures = Captures::with_capacity(child.captures.len());
+        for capture in &child.captures {
+            let index = match *capture {
+                Capture::Cell(reg) => cell_index(self.reg(base, reg)?)?,
+                Capture::Upvalue(idx) => self.upvalue(idx)?,
+            };
+            captures.push(u32::try_from(index).map_err(|_| internal("cell index"))?);
+        }
+        self.charge_retained(crate::heap::closure(captures.len() as u64))?;
+        Ok(Value::Closure(Arc::new(Closure {
+            function: u32::from(func),
+            captures,
+        })))
     }
 
     /// The fuel countdown left after a primitive or the general path charged work beyond

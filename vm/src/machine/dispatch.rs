@@ -171,6 +171,10 @@ impl Machine {
                 }
                 // List walking: `car`/`cdr` of a cons or nil; anything else takes the
                 // general path (and its type error).
+                // `(setq rest (cdr rest))`: in place, recycling a cell only `rest` held.
+                Op::Cdr { dst, src } if dst == src && Value::step_to_cdr(win.get_mut(src)) => {
+                    continue;
+                }
                 Op::Car { dst, src } | Op::Cdr { dst, src } => {
                     let part = match win.get(src) {
                         Value::Cons(cell) if matches!(*op, Op::Car { .. }) => {

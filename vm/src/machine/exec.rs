@@ -11,10 +11,9 @@ use super::{Args, Machine, State, fast, internal};
 use crate::error::{Error, ErrorKind, Result};
 use crate::isa::{Op, Reg};
 use crate::json::check_weight;
-use crate::program::{Capture, Program};
+use crate::program::Program;
 use crate::step::Step;
-use crate::value::{Closure, Value};
-use std::sync::Arc;
+use crate::value::Value;
 
 impl Machine {
     #[inline(always)]
@@ -334,24 +333,8 @@ impl Machine {
                 self.resolve_callable(program, &value)?;
             }
             Op::MakeClosure { dst, func } => {
-                let child = program
-                    .functions
-                    .get(func.as_usize())
-                    .ok_or_else(|| internal("closure function"))?;
-                let mut captures = Vec::with_capacity(child.captures.len());
-                for capture in &child.captures {
-                    let index = match *capture {
-                        Capture::Cell(reg) => cell_index(self.reg(base, reg)?)?,
-                        Capture::Upvalue(idx) => self.upvalue(idx)?,
-                    };
-                    captures.push(u32::try_from(index).map_err(|_| internal("cell index"))?);
-                }
-                self.charge_retained(crate::heap::closure(captures.len() as u64))?;
-                let closure = Closure {
-                    function: u32::from(func.0),
-                    captures: captures.into_boxed_slice(),
-                };
-                self.set(base, dst, Value::Closure(Arc::new(closure)))?;
+                let closure = self.make_closure(program, base, func.0)?;
+                self.set(base, dst, closure)?;
             }
             Op::CallTool {
                 dst,
@@ -507,13 +490,13 @@ impl Machine {
                 }
             }
             Op::ReverseList { dst, src } => {
-                let list = self.reg(base, src)?.clone();
-                let mut out = Value::Nil;
-                let mut count = 0u64;
-                for item in list.iter() {
-                    out = Value::cons(item.clone(), out);
-                    count += 1;
-                }
+                // The source is the compiler's accumulator, dead after this instruction:
+                // taken, so its cells are reused in place (`Value::reversed`).
+                let slot = self
+                    .regs
+                    .get_mut(base + src.as_usize())
+                    .ok_or_else(|| internal("register out of range"))?;
+                let (out, count) = std::mem::take(slot).reversed();
                 self.stats.fuel_used = self.stats.fuel_used.saturating_add(count);
                 check_weight(out.weight(), &self.limits)?;
                 self.charge_retained(crate::heap::conses(count))?;

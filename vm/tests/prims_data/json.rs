@@ -66,7 +66,7 @@ fn guest_to_json() {
     );
     let closure = Value::Closure(Arc::new(ptc_vm::value::Closure {
         function: 0,
-        captures: Box::new([]),
+        captures: ptc_vm::value::Captures::new(),
     }));
     let error =
         json::to_json(&Value::list([closure]), &new_symbols(), &Limits::default()).unwrap_err();
