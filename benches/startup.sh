@@ -6,7 +6,9 @@
 # another Lua, PTC=... another ptc binary, RUNS=... the wall-time repetitions, default 200).
 # Instructions: callgrind over the whole process, from the dynamic loader's first
 # instruction to exit (no toggle), so relocation processing and every initialiser count.
-# Wall: `perf stat -r RUNS`, the mean elapsed time and the mean task-clock (CPU time).
+# Wall: `perf stat -r RUNS`, the mean elapsed time, the mean task-clock (CPU time) and the
+# mean page faults (most of a trivial run's CPU time: the loader's writes to the relocated
+# pages, the text pages touched, the heap).
 # Size: the file's bytes; relocations: the entries `readelf -rW` lists (dynamic loader work).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,18 +22,19 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=benches/callgrind-lib.sh
 source benches/callgrind-lib.sh
 
-# "elapsed-ms task-clock-ms" of RUNS runs.
+# "elapsed-ms task-clock-ms page-faults" of RUNS runs.
 wall() {
-  perf stat -r "$runs" -x, -e task-clock -o "$work/perf" "$@" >/dev/null 2>&1
-  local task elapsed
+  perf stat -r "$runs" -x, -e task-clock,page-faults -o "$work/perf" "$@" >/dev/null 2>&1
+  local task faults elapsed
   task=$(awk -F, '/task-clock/ {print $1; exit}' "$work/perf")
+  faults=$(awk -F, '/page-faults/ {print $1; exit}' "$work/perf")
   # -x leaves the elapsed line out; time the same runs by hand for it.
   local start end
   start=$(date +%s%N)
   for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1; done
   end=$(date +%s%N)
   elapsed=$(awk -v s="$start" -v e="$end" -v n="$runs" 'BEGIN {printf "%.3f", (e - s) / n / 1e6}')
-  printf '%s %.3f\n' "$elapsed" "$task"
+  printf '%s %.3f %.0f\n' "$elapsed" "$task" "$faults"
 }
 
 relocations() { readelf -rW "$1" | grep -c '^[0-9a-f]\{12,\}' || true; }
@@ -43,11 +46,11 @@ lua_out=$("$lua" -e 'print(1)')
 
 echo "load: $(uptime | sed 's/.*load average/load average/')"
 echo
-echo "| process | bytes | relocations | instructions | mean wall ms | mean task-clock ms |"
-echo "|---|---|---|---|---|---|"
-read -r pw pt < <(wall "$ptc" run "$script")
-echo "| ptc run $script | $(stat -c %s "$ptc") | $(relocations "$ptc") | $(instructions "$ptc" run "$script") | $pw | $pt |"
+echo "| process | bytes | relocations | instructions | mean wall ms | mean task-clock ms | mean page faults |"
+echo "|---|---|---|---|---|---|---|"
+read -r pw pt pf < <(wall "$ptc" run "$script")
+echo "| ptc run $script | $(stat -c %s "$ptc") | $(relocations "$ptc") | $(instructions "$ptc" run "$script") | $pw | $pt | $pf |"
 lua_bin=$(command -v "$lua")
 lua_bin=$(readlink -f "$lua_bin")
-read -r lw lt < <(wall "$lua" -e 'print(1)')
-echo "| $lua -e 'print(1)' | $(stat -c %s "$lua_bin") | $(relocations "$lua_bin") | $(instructions "$lua" -e 'print(1)') | $lw | $lt |"
+read -r lw lt lf < <(wall "$lua" -e 'print(1)')
+echo "| $lua -e 'print(1)' | $(stat -c %s "$lua_bin") | $(relocations "$lua_bin") | $(instructions "$lua" -e 'print(1)') | $lw | $lt | $lf |"

@@ -60,43 +60,58 @@ struct Cli {
     command: Command,
 }
 
+// `defer`: a subcommand's arguments are built only when that subcommand is parsed (or its
+// help shown), so `ptc run` does not build the options of the other four.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Run a script (FILE, `-` for standard input, or -e EXPR).
-    Run {
-        /// The script file; `-` reads standard input.
-        #[arg(conflicts_with = "expression", required_unless_present = "expression")]
-        file: Option<String>,
-        /// The script text.
-        #[arg(short = 'e', long = "expression", value_name = "EXPR")]
-        expression: Option<std::ffi::OsString>,
-        /// The envelope id (the host's tool-use id); default: a fresh `ptc-TAG-N`, unique
-        /// across processes.
-        #[arg(long, value_name = "ID")]
-        id: Option<String>,
-        #[command(flatten)]
-        common: Common,
-    },
+    Run(RunArgs),
     /// Run the static pipeline only and print every diagnostic (FILE, `-` or -e EXPR).
-    Check {
-        /// The script file; `-` reads standard input.
-        #[arg(conflicts_with = "expression", required_unless_present = "expression")]
-        file: Option<String>,
-        /// The script text.
-        #[arg(short = 'e', long = "expression", value_name = "EXPR")]
-        expression: Option<std::ffi::OsString>,
-        #[command(flatten)]
-        common: Common,
-    },
+    Check(CheckArgs),
     /// Print the ToolCall description and the tool listing for the configured roster.
-    Describe {
-        #[command(flatten)]
-        common: Common,
-    },
+    Describe(DescribeArgs),
     /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
     Mcp(mcp::McpArgs),
     /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
     Serve(serve::ServeArgs),
+}
+
+// `ptc run`'s arguments (no doc comment: the variant's is the subcommand's about).
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The script file; `-` reads standard input.
+    #[arg(conflicts_with = "expression", required_unless_present = "expression")]
+    file: Option<String>,
+    /// The script text.
+    #[arg(short = 'e', long = "expression", value_name = "EXPR")]
+    expression: Option<std::ffi::OsString>,
+    /// The envelope id (the host's tool-use id); default: a fresh `ptc-TAG-N`, unique
+    /// across processes.
+    #[arg(long, value_name = "ID")]
+    id: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+// `ptc check`'s arguments.
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// The script file; `-` reads standard input.
+    #[arg(conflicts_with = "expression", required_unless_present = "expression")]
+    file: Option<String>,
+    /// The script text.
+    #[arg(short = 'e', long = "expression", value_name = "EXPR")]
+    expression: Option<std::ffi::OsString>,
+    #[command(flatten)]
+    common: Common,
+}
+
+// `ptc describe`'s arguments.
+#[derive(Debug, Args)]
+struct DescribeArgs {
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -135,23 +150,43 @@ struct Common {
 /// A usage error: printed on stderr, exit status 2.
 struct Usage(String);
 
+/// The stack of the thread the CLI runs on: the main thread's usual 8 MiB.
+const CLI_STACK_BYTES: usize = 8 << 20;
+
+/// The exit status of a panic that escaped the CLI (what Rust gives an unwinding `main`).
+const PANIC_STATUS: u8 = 101;
+
+/// Runs [`cli_main`] on a spawned thread. The compiler's stack guard (stacker) reads its
+/// thread's stack bounds once; for the main thread glibc finds them by parsing
+/// `/proc/self/maps` (~110 k instructions, a fifth of a trivial run's own work), for a
+/// spawned thread it knows them. If no thread can be spawned the CLI runs here.
 fn main() -> ExitCode {
+    match std::thread::Builder::new()
+        .stack_size(CLI_STACK_BYTES)
+        .spawn(cli_main)
+    {
+        Ok(cli) => cli.join().unwrap_or(ExitCode::from(PANIC_STATUS)),
+        Err(_) => cli_main(),
+    }
+}
+
+fn cli_main() -> ExitCode {
     let cli = Cli::parse();
     // A panicking tool is contained by the runtime; keep its report to one stderr line.
     std::panic::set_hook(Box::new(|info| log_line!("ptc: a tool panicked: {info}")));
     let result = match cli.command {
-        Command::Run {
+        Command::Run(RunArgs {
             file,
             expression,
             id,
             common,
-        } => run(file.as_deref(), expression, id, &common),
-        Command::Check {
+        }) => run(file.as_deref(), expression, id, &common),
+        Command::Check(CheckArgs {
             file,
             expression,
             common,
-        } => check(file.as_deref(), expression, &common),
-        Command::Describe { common } => describe(&common),
+        }) => check(file.as_deref(), expression, &common),
+        Command::Describe(DescribeArgs { common }) => describe(&common),
         Command::Mcp(args) => mcp::run(&args),
         Command::Serve(args) => Ok(serve::main(&args)),
     };

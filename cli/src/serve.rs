@@ -44,7 +44,7 @@ pub const MAX_RUNS: usize = 256;
 /// Compiled programs kept per connection unless `--program-cache` says otherwise.
 pub const DEFAULT_PROGRAM_CACHE: usize = 128;
 
-/// `ptc serve`'s options.
+// `ptc serve`'s options (a doc comment here would replace the subcommand's about).
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
     /// Compiled programs kept for scripts sent again, least recently used dropped first
