@@ -197,7 +197,7 @@ pub(crate) fn snapshot(
                     id: c.id.to_string(),
                     tool: c.tool.to_string(),
                     status: c.status,
-                    args: args_preview(c.args.as_ref()),
+                    args: args_preview(c.args.as_deref()),
                     preview: c.preview.clone(),
                     started_ms: timing.started,
                     finished_ms: timing.finished,

@@ -155,8 +155,10 @@ pub struct CallRequest {
     pub parent_id: Arc<str>,
     /// The tool (shared with the program's tool table).
     pub tool: Arc<str>,
-    /// The converted, schema-validated argument object.
-    pub arguments: Json,
+    /// The converted, schema-validated argument object (one copy per call, shared with
+    /// the handler's [`ToolRequestCtx`](crate::ToolRequestCtx) and, when it needs no
+    /// cut, the audit record).
+    pub arguments: Arc<Json>,
     /// The batch number, for `parallel` batches of more than one call.
     pub batch: Option<u64>,
     /// The call's position in its batch (source order), from 0; 0 for a single call.
