@@ -120,6 +120,16 @@ pub(crate) struct Track {
     finished: Option<u64>,
 }
 
+impl Track {
+    /// A call's track before any timing: `waiting` while it awaits its permission.
+    pub(crate) fn waiting(waiting: bool) -> Track {
+        Track {
+            waiting,
+            ..Track::default()
+        }
+    }
+}
+
 /// Records `now` as the start of every call that is running (not awaiting permission)
 /// without a start yet, and as the end of every terminal call without an end yet.
 pub(crate) fn stamp(tracks: &mut [Track], calls: &[AuditRecord], now: u64) {

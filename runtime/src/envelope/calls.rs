@@ -97,7 +97,9 @@ impl Envelope {
         };
         self.calls.push(record);
         self.states.push(CallState::Queued);
-        self.tracks.push(crate::progress::Track::default());
+        if self.options.progress {
+            self.tracks.push(crate::progress::Track::default());
+        }
         prepared
     }
 
@@ -246,7 +248,9 @@ impl Envelope {
         let more = count.max(len);
         self.calls.reserve_exact(more);
         self.states.reserve_exact(more);
-        self.tracks.reserve_exact(more);
+        if self.options.progress {
+            self.tracks.reserve_exact(more);
+        }
     }
 
     /// Every member ended: resumes the machine, or settles a direct call.
