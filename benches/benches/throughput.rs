@@ -25,6 +25,8 @@
 //! `PTC_THROUGHPUT_RUNS=N` makes it one batch of N runs, for instruction counts:
 //! `PTC_THROUGHPUT_RUNS=200 valgrind --tool=callgrind target/release/deps/throughput-HASH
 //! --bench compiled-once-inline` (and `vm-alone`; N=200 and N=400 differ by 200 runs).
+//! `PTC_THROUGHPUT_SUSPENDED=N` runs the suspended rows at N runs only (for
+//! `valgrind --tool=dhat`, whose peak then holds N suspended runs).
 //!
 //! Without `--bench` (under `cargo test`) every scenario runs once with tiny counts and
 //! its answers are checked; nothing is timed seriously.
@@ -109,17 +111,19 @@ fn instant_registry() -> Arc<Registry> {
 fn gated_registry(entered: Arc<AtomicUsize>, release: CancelToken) -> Arc<Registry> {
     let mut registry = Registry::new();
     for contract in contracts() {
-        let tool = contract.name.clone();
+        let tool: Arc<str> = contract.name.as_str().into();
         let entered = entered.clone();
         let release = release.clone();
         registry
             .register(contract, move |request: ToolRequestCtx| {
                 entered.fetch_add(1, Ordering::Relaxed);
-                let json = answer(&tool, &request.arguments);
+                // Like a handler waiting on I/O: it holds its request while it waits and
+                // builds its answer afterwards (the answer is not part of a waiting call).
                 let release = release.clone();
+                let tool = tool.clone();
                 async move {
                     release.cancelled().await;
-                    ToolResult::json(json)
+                    ToolResult::json(answer(&tool, &request.arguments))
                 }
             })
             .expect("registers");
@@ -748,6 +752,13 @@ fn main() {
     {
         scale.runs = runs;
         scale.batches = 1;
+    }
+    // PTC_THROUGHPUT_SUSPENDED=N: the suspended rows at N runs only (for dhat's peak).
+    if let Some(runs) = std::env::var("PTC_THROUGHPUT_SUSPENDED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        scale.suspended = [runs; 3];
     }
     if !bench {
         println!("throughput: smoke pass (no --bench): every scenario once, tiny counts");

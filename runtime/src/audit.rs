@@ -80,8 +80,9 @@ pub struct AuditRecord {
     /// The tool's name (shared with the program's tool table).
     pub tool: Arc<str>,
     /// The arguments (bounded for composed scripts); `None` when dropped for size or when
-    /// the guest's list did not convert.
-    pub args: Option<Json>,
+    /// the guest's list did not convert. Shared with the call's request when no bound
+    /// cut it.
+    pub args: Option<Arc<Json>>,
     /// Whether the arguments were dropped for exceeding the bounds.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub args_omitted: bool,
@@ -229,13 +230,33 @@ pub fn preview(text: &str, limit: usize) -> String {
 pub fn bound_args(args: &Json) -> Option<Json> {
     // Most arguments are small: when nothing needs cutting, a plain clone is the bounded
     // form (no rebuilt maps, no per-string scan past the first check).
-    let (mut nodes, mut most) = (0usize, 0usize);
-    if fits(args, &mut nodes, &mut most)
-        && nodes <= MAX_ARGS_NODES
-        && (most <= MAX_ARGS_BYTES || compact_len(args) <= MAX_ARGS_BYTES)
-    {
+    if within_bounds(args) {
         return Some(args.clone());
     }
+    cut_args(args)
+}
+
+/// [`bound_args`] of a call's shared arguments: the same `Arc` when nothing needs cutting
+/// (the usual case: the record and the request then share one copy), else a cut copy.
+#[must_use]
+pub fn bound_shared(args: &Arc<Json>) -> Option<Arc<Json>> {
+    if within_bounds(args) {
+        return Some(Arc::clone(args));
+    }
+    cut_args(args).map(Arc::new)
+}
+
+/// Whether `args` is its own bounded form: no string to cut, within both size bounds.
+fn within_bounds(args: &Json) -> bool {
+    let (mut nodes, mut most) = (0usize, 0usize);
+    fits(args, &mut nodes, &mut most)
+        && nodes <= MAX_ARGS_NODES
+        && (most <= MAX_ARGS_BYTES || compact_len(args) <= MAX_ARGS_BYTES)
+}
+
+/// The cut form of arguments that [`within_bounds`] refused, or `None` when even that
+/// exceeds the bounds.
+fn cut_args(args: &Json) -> Option<Json> {
     let mut nodes = 0usize;
     let mut most = 0usize;
     let bounded = bound_value(args, &mut nodes, &mut most)?;
@@ -401,7 +422,7 @@ mod tests {
         assert_eq!(preview("héllo", 2), "hé...");
         assert_eq!(preview("hi", 2), "hi");
         let mut record = AuditRecord::new("ptc-1", 2, "Read", Status::Denied);
-        record.args = Some(json!({"file_path": "a.rs"}));
+        record.args = Some(Arc::new(json!({"file_path": "a.rs"})));
         assert_eq!(
             summary(&[record]),
             "\n\nNested call audit:\n- ptc-1/2 Read {\"file_path\":\"a.rs\"} (denied)"
@@ -410,5 +431,20 @@ mod tests {
             serde_json::to_value(Status::Cancelled).unwrap(),
             json!("cancelled")
         );
+    }
+
+    #[test]
+    fn shared_bound_shares_uncut_arguments_and_copies_cut_ones() {
+        let small = Arc::new(json!({"file_path": "a.rs", "n": [1, 2]}));
+        let kept = bound_shared(&small).unwrap();
+        assert!(
+            Arc::ptr_eq(&kept, &small),
+            "an uncut bound is the same copy"
+        );
+        let long = Arc::new(json!({"v": "x".repeat(MAX_ARG_STRING_CHARS + 10)}));
+        let cut = bound_shared(&long).unwrap();
+        assert!(!Arc::ptr_eq(&cut, &long));
+        assert_eq!(Some((*cut).clone()), bound_args(&long));
+        assert!(cut["v"].as_str().unwrap().len() < MAX_ARG_STRING_CHARS + 10);
     }
 }

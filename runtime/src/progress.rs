@@ -120,6 +120,16 @@ pub(crate) struct Track {
     finished: Option<u64>,
 }
 
+impl Track {
+    /// A call's track before any timing: `waiting` while it awaits its permission.
+    pub(crate) fn waiting(waiting: bool) -> Track {
+        Track {
+            waiting,
+            ..Track::default()
+        }
+    }
+}
+
 /// Records `now` as the start of every call that is running (not awaiting permission)
 /// without a start yet, and as the end of every terminal call without an end yet.
 pub(crate) fn stamp(tracks: &mut [Track], calls: &[AuditRecord], now: u64) {
@@ -197,7 +207,7 @@ pub(crate) fn snapshot(
                     id: c.id.to_string(),
                     tool: c.tool.to_string(),
                     status: c.status,
-                    args: args_preview(c.args.as_ref()),
+                    args: args_preview(c.args.as_deref()),
                     preview: c.preview.clone(),
                     started_ms: timing.started,
                     finished_ms: timing.finished,

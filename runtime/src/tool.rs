@@ -233,8 +233,8 @@ pub struct ToolRequestCtx {
     pub source: &'static str,
     /// The tool's name (shared with the program's tool table).
     pub tool: Arc<str>,
-    /// The validated argument object.
-    pub arguments: serde_json::Value,
+    /// The validated argument object (shared with the call's request and audit record).
+    pub arguments: Arc<serde_json::Value>,
     /// Fires when the run is cancelled, denied or timed out; a long handler should stop.
     pub cancel: CancelToken,
     /// The run's host data ([`crate::RunOptions::data`]); read it with

@@ -85,7 +85,7 @@ where
     R: Into<ToolResult>,
 {
     fn call(&self, request: ToolRequestCtx) -> crate::tool::BoxFuture<ToolResult> {
-        match serde_json::from_value::<A>(request.arguments.clone()) {
+        match A::deserialize(&*request.arguments) {
             Ok(arguments) => {
                 let future = (self.handler)(arguments, request);
                 Box::pin(async move { future.await.into() })

@@ -399,7 +399,10 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
     assert_eq!(outcome.text, long);
     assert_eq!(outcome.calls[0].preview.as_deref().map(str::len), Some(203));
     // Direct calls keep their arguments whole; composed scripts bound them.
-    assert_eq!(outcome.calls[0].args, Some(json!({"value": long})));
+    assert_eq!(
+        outcome.calls[0].args.as_deref(),
+        Some(&json!({"value": long}))
+    );
     let outcome = runner
         .run_program(assemble(&calls, false, 0), None, "", opts("d"))
         .await;

@@ -12,6 +12,7 @@ use crate::dispatch::settle_result;
 use crate::tool::ToolResult;
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 impl Envelope {
@@ -69,14 +70,16 @@ impl Envelope {
                         record.args =
                             convert::to_json(&request.args, machine.symbols(), machine.limits())
                                 .ok()
-                                .and_then(|json| audit::bound_args(&json));
+                                .and_then(|json| audit::bound_args(&json))
+                                .map(Arc::new);
                         Err(error.0)
                     }
                     Ok(arguments) => {
+                        let arguments = Arc::new(arguments);
                         if direct {
-                            record.args = Some(arguments.clone());
+                            record.args = Some(Arc::clone(&arguments));
                         } else {
-                            record.args = audit::bound_args(&arguments);
+                            record.args = audit::bound_shared(&arguments);
                             record.args_omitted = record.args.is_none();
                         }
                         Ok(CallRequest {
@@ -94,7 +97,9 @@ impl Envelope {
         };
         self.calls.push(record);
         self.states.push(CallState::Queued);
-        self.tracks.push(crate::progress::Track::default());
+        if self.options.progress {
+            self.tracks.push(crate::progress::Track::default());
+        }
         prepared
     }
 
@@ -243,7 +248,9 @@ impl Envelope {
         let more = count.max(len);
         self.calls.reserve_exact(more);
         self.states.reserve_exact(more);
-        self.tracks.reserve_exact(more);
+        if self.options.progress {
+            self.tracks.reserve_exact(more);
+        }
     }
 
     /// Every member ended: resumes the machine, or settles a direct call.

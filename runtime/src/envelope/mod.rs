@@ -155,8 +155,10 @@ pub struct CallRequest {
     pub parent_id: Arc<str>,
     /// The tool (shared with the program's tool table).
     pub tool: Arc<str>,
-    /// The converted, schema-validated argument object.
-    pub arguments: Json,
+    /// The converted, schema-validated argument object (one copy per call, shared with
+    /// the handler's [`ToolRequestCtx`](crate::ToolRequestCtx) and, when it needs no
+    /// cut, the audit record).
+    pub arguments: Arc<Json>,
     /// The batch number, for `parallel` batches of more than one call.
     pub batch: Option<u64>,
     /// The call's position in its batch (source order), from 0; 0 for a single call.
@@ -329,7 +331,7 @@ pub struct Envelope {
     calls: Vec<AuditRecord>,
     states: Vec<CallState>,
     /// By call: whether it awaits its permission decision, when it started running and
-    /// finished (for progress snapshots).
+    /// finished (for progress snapshots; empty unless `options.progress`).
     tracks: Vec<progress::Track>,
     next_batch: u64,
     started: Instant,
@@ -562,7 +564,16 @@ impl Envelope {
     /// The snapshot of the calls right now (whether or not progress is kept).
     #[must_use]
     pub fn progress(&self) -> Progress {
-        let mut tracks = self.tracks.clone();
+        let mut tracks = if self.options.progress {
+            self.tracks.clone()
+        } else {
+            // Without progress kept, no timings were stamped: a call awaits its permission
+            // exactly while its state is `Asking`.
+            self.states
+                .iter()
+                .map(|state| progress::Track::waiting(matches!(state, CallState::Asking)))
+                .collect()
+        };
         progress::stamp(&mut tracks, &self.calls, self.elapsed_ms());
         progress::snapshot(
             &self.id,

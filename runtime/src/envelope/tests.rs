@@ -88,7 +88,7 @@ fn batch_results_join_in_source_order_whatever_the_answer_order() {
     assert_eq!(ids(&calls), ["e/1", "e/2", "e/3"]);
     assert_eq!(calls[1].batch, Some(1));
     assert_eq!(calls[2].position, 2);
-    assert_eq!(calls[0].arguments, json!({"v": "a"}));
+    assert_eq!(*calls[0].arguments, json!({"v": "a"}));
     for call in calls.iter().rev() {
         let v = call.arguments["v"].as_str().unwrap().to_uppercase();
         env.complete(&call.id, ToolResult::text(v)).unwrap();
