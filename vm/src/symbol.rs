@@ -148,8 +148,12 @@ pub struct Interner {
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     end: usize,
+    /// The name's [`name_hash`] (kept so passes over the table need not hash names again).
+    hash: u64,
     /// The next older interned id with the same hash ([`NO_ID`]: none; gensyms: none).
     older: u32,
+    /// Whether the id is the interned one of its name (false: a gensym).
+    interned: bool,
 }
 
 /// The end of a hash chain.
@@ -161,9 +165,15 @@ const FRESH_CAPACITY: usize = 64;
 /// Bytes of names a fresh table holds before its buffer grows.
 const FRESH_TEXT: usize = 512;
 
-fn hash_name(name: &str) -> u64 {
+/// The 64-bit hash the table keys names by (what [`Interner::iter_interned`] yields).
+#[must_use]
+pub fn name_hash(name: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(name)
+}
+
+fn hash_name(name: &str) -> u64 {
+    name_hash(name)
 }
 
 /// The table of the well-known symbols, built once per process; every fresh table is a
@@ -210,7 +220,7 @@ impl Interner {
             return symbol;
         }
         let id = Self::next_id(self.slots.len());
-        self.push(name, head.unwrap_or(NO_ID));
+        self.push(name, hash, head.unwrap_or(NO_ID), true);
         self.map.insert(hash, id);
         Symbol::make(id, name)
     }
@@ -219,15 +229,17 @@ impl Interner {
     /// expansions): never `eq` to any symbol the script can write.
     pub fn gensym(&mut self, name: &str) -> Symbol {
         let id = Self::next_id(self.slots.len());
-        self.push(name, NO_ID);
+        self.push(name, 0, NO_ID, false);
         Symbol::make(id, name)
     }
 
-    fn push(&mut self, name: &str, older: u32) {
+    fn push(&mut self, name: &str, hash: u64, older: u32, interned: bool) {
         self.text.push_str(name);
         self.slots.push(Slot {
             end: self.text.len(),
+            hash,
             older,
+            interned,
         });
     }
 
@@ -278,6 +290,24 @@ impl Interner {
     #[must_use]
     pub fn name(&self, symbol: Symbol) -> Option<&str> {
         self.name_at(symbol.as_usize())
+    }
+
+    /// Every interned symbol (gensyms left out) with its name and its [`name_hash`], in id
+    /// order: for tables keyed by name that want no second hash of each name.
+    pub fn iter_interned(&self) -> impl Iterator<Item = (Symbol, &str, u64)> {
+        let mut start = 0;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(move |(index, slot)| {
+                let name = self.text.get(start..slot.end)?;
+                start = slot.end;
+                if !slot.interned {
+                    return None;
+                }
+                let id = u32::try_from(index).ok()?;
+                Some((Symbol::make(id, name), name, slot.hash))
+            })
     }
 
     /// Every name of the table with its symbol, in id order (uninterned symbols included).
