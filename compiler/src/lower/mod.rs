@@ -181,6 +181,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         lowerer.functions.push(None);
     }
     lowerer.inputs = inputs.len();
+    lowerer.any_lambda = has_lambda(body, 0) || functions.iter().any(|f| has_lambda(f.body, 0));
     let main_params = Params {
         required: inputs,
         ..Params::default()
@@ -258,6 +259,9 @@ struct Lowerer<'a> {
     /// While the body function is lowered: how many of its first bindings are declared
     /// inputs (read-only).
     inputs: usize,
+    /// Whether any list of the program is headed by `lambda` ([`has_lambda`]); when none
+    /// is, every capture set is empty and [`Lowerer::captured`] walks nothing.
+    any_lambda: bool,
 }
 
 impl<'a> Lowerer<'a> {
@@ -315,6 +319,16 @@ impl<'a> Lowerer<'a> {
             stack: Vec::new(),
             discarded: None,
             inputs: 0,
+            any_lambda: true,
+        }
+    }
+
+    /// [`lambda_symbols`] of `forms`, without a walk when the program has no lambda.
+    fn captured(&self, forms: &[Sexp]) -> FxHashSet<Symbol> {
+        if self.any_lambda {
+            lambda_symbols(forms)
+        } else {
+            FxHashSet::default()
         }
     }
 
@@ -415,7 +429,7 @@ impl<'a> Lowerer<'a> {
 
     /// Binds parameters to registers `0..n`, boxing those a nested lambda mentions.
     fn bind_params(&mut self, params: &Params, body: &[Sexp]) -> Lowered {
-        let captured = lambda_symbols(body);
+        let captured = self.captured(body);
         let all: Vec<Symbol> = params
             .required
             .iter()
@@ -724,6 +738,28 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> FxHashSet<Symbol> {
     let mut found = FxHashSet::default();
     lambda_walk(forms, false, 0, &mut found);
     found
+}
+
+/// Whether a list or vector within `items` is headed by `lambda` (what makes
+/// [`lambda_symbols`] non-empty); past [`WALK_DEPTH`] levels it answers yes without
+/// looking further (the capture sets are then computed by walking).
+fn has_lambda(items: &[Sexp], depth: u32) -> bool {
+    items.iter().any(|item| match &item.kind {
+        SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..) if depth >= WALK_DEPTH => {
+            true
+        }
+        SexpKind::List(inner) | SexpKind::Vector(inner) => {
+            inner
+                .first()
+                .and_then(Sexp::as_symbol)
+                .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA)
+                || has_lambda(inner, depth + 1)
+        }
+        SexpKind::Dotted(inner, tail) => {
+            has_lambda(inner, depth + 1) || has_lambda(std::slice::from_ref(tail), depth + 1)
+        }
+        _ => false,
+    })
 }
 
 /// How deep the recursive walks of this module go before they continue iteratively.
