@@ -195,7 +195,9 @@ pub fn compile_with_inputs(
     let effective = direct::effective_roster_shared(roster, direct_call.as_ref());
     let mut definitions = definitions::collect(forms, &effective, &interner)?;
     deadline.check(span)?;
-    preflight::preflight_until(
+    // Preflight's expansions of conveniences and backquote templates are handed to the
+    // expansion below, which then does not make them again.
+    let made = preflight::preflight_keeping(
         &definitions,
         roster,
         direct_call.as_ref(),
@@ -223,6 +225,7 @@ pub fn compile_with_inputs(
             })?;
     }
     let body = Expansion::new(limits, &mut interner)
+        .with_expansions(made)
         .expand_forms(
             // Expansion consumes the body; nothing reads the unexpanded one afterwards.
             std::mem::take(&mut definitions.body),
@@ -310,5 +313,76 @@ pub fn check(source: &str, roster: &Roster, limits: &Limits) -> Vec<Diagnostic> 
     match compile(source, roster, limits) {
         Ok(_) => Vec::new(),
         Err(diagnostics) => diagnostics,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::definitions;
+    use crate::expand::{Expansion, NoMacros};
+    use crate::preflight;
+    use crate::reader;
+    use crate::roster::Roster;
+    use crate::sexp_print::forms_to_string;
+    use ptc_vm::{Interner, Limits};
+
+    /// The script's body expanded with preflight's kept expansions (`keep`) or without.
+    fn expanded(source: &str, keep: bool) -> (String, usize) {
+        let limits = Limits::default();
+        let roster = Roster::default();
+        let mut interner = Interner::new();
+        let forms = reader::read(source, &limits, &mut interner).expect("reads");
+        let mut definitions = definitions::collect(forms, &roster, &interner).expect("collects");
+        let deadline = super::Deadline::new(&limits);
+        let made = preflight::preflight_keeping(
+            &definitions,
+            &roster,
+            None,
+            &limits,
+            &mut interner,
+            &deadline,
+        )
+        .expect("passes preflight");
+        let kept = made.len();
+        let mut expansion = Expansion::new(&limits, &mut interner);
+        if keep {
+            expansion = expansion.with_expansions(made);
+        }
+        let body = expansion
+            .expand_forms(
+                std::mem::take(&mut definitions.body),
+                &mut NoMacros,
+                &mut interner,
+            )
+            .expect("expands");
+        (forms_to_string(&body, &interner), kept)
+    }
+
+    #[test]
+    fn preflight_expansions_are_the_ones_expansion_makes() {
+        for (source, kept) in [
+            (
+                "(mapconcat (lambda (d) (format \"%s\" d)) '(1 2) \", \")",
+                1,
+            ),
+            // Nested in a transformer that preflight does not expand: that form is
+            // replaced first, so its kept inner expansion is forgotten, and the copy of
+            // it in `when`'s expansion is expanded afresh.
+            ("(when t (mapconcat #'identity '(\"a\") \"-\"))", 1),
+            (
+                "(let ((x 1)) `(a ,x ,@(list 2 3)) (when-let ((y x)) (1+ y)))",
+                2,
+            ),
+            ("(if-let ((a 1)) (pop a) (cl-incf a))", 1),
+            (
+                "(list (mapconcat #'identity '(\"a\") \"\") `(b ,(+ 1 2)))",
+                2,
+            ),
+        ] {
+            let (with, count) = expanded(source, true);
+            let (without, _) = expanded(source, false);
+            assert_eq!(count, kept, "{source}");
+            assert_eq!(with, without, "{source}");
+        }
     }
 }

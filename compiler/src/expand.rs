@@ -138,6 +138,21 @@ pub struct Expansion<'a> {
     expansions: u64,
     work: u64,
     size: u64,
+    /// Expansions preflight already made of the forms being walked
+    /// ([`Expansion::with_expansions`]), consumed as they are met.
+    made: Expansions,
+}
+
+/// Transformer expansions made by preflight, by the address of the form they expand
+/// ([`form_key`]) with their node count. Only forms of the tree being expanded are keys,
+/// and a key is removed before its form is dropped, so an address is never a key for a
+/// form other than the one expanded.
+pub(crate) type Expansions = rustc_hash::FxHashMap<usize, (Sexp, u64)>;
+
+/// The key of `form` in [`Expansions`]: its address (a form does not move while preflight
+/// and expansion run: the forms are elements of vectors that are never resized).
+pub(crate) fn form_key(form: &Sexp) -> usize {
+    std::ptr::from_ref(form) as usize
 }
 
 impl std::fmt::Debug for Expansion<'_> {
@@ -184,6 +199,7 @@ impl<'a> Expansion<'a> {
             expansions: 0,
             work: 0,
             size: 0,
+            made: Expansions::default(),
         }
     }
 
@@ -191,6 +207,35 @@ impl<'a> Expansion<'a> {
     ///
     /// # Errors
     /// As [`expand_all`].
+    /// Uses `made` (preflight's expansions of these forms, [`crate::preflight`]) instead of
+    /// expanding those forms again: the same expansion, charged the same way.
+    #[must_use]
+    pub(crate) fn with_expansions(mut self, made: Expansions) -> Self {
+        self.made = made;
+        self
+    }
+
+    /// Removes every key of [`Expansions`] inside `form`, which is about to be dropped.
+    fn forget(&mut self, form: &Sexp) {
+        if self.made.is_empty() {
+            return;
+        }
+        let mut pending = vec![form];
+        while let Some(form) = pending.pop() {
+            match &form.kind {
+                SexpKind::List(items) | SexpKind::Vector(items) => {
+                    self.made.remove(&form_key(form));
+                    pending.extend(items);
+                }
+                SexpKind::Dotted(items, tail) => {
+                    pending.extend(items);
+                    pending.push(tail);
+                }
+                _ => {}
+            }
+        }
+    }
+
     pub fn expand_forms(
         &mut self,
         mut forms: Vec<Sexp>,
@@ -314,7 +359,10 @@ impl<'a> Expansion<'a> {
                 return Ok(());
             };
             let (expansion, produced) = if let Some(transformer) = Transformer::of(form, interner) {
-                transform::expand_counted(transformer, form, self.limits, interner)?
+                match self.made.remove(&form_key(form)) {
+                    Some(made) => made,
+                    None => transform::expand_counted(transformer, form, self.limits, interner)?,
+                }
             } else if expander.is_macro(head) {
                 let args = form.as_list().and_then(|i| i.get(1..)).unwrap_or_default();
                 let expansion = expander.expand(head, args, form.span, interner)?;
@@ -324,6 +372,7 @@ impl<'a> Expansion<'a> {
                 return Ok(());
             };
             self.account(form, produced)?;
+            self.forget(form);
             *form = expansion;
         }
     }

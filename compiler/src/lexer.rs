@@ -664,123 +664,337 @@ fn span_of(range: &std::ops::Range<usize>) -> Span {
     Span::new(clamp(range.start), clamp(range.end))
 }
 
+/// A symbol atom's kind: `nil` and `t` are the constants, an uninterned name a fresh symbol.
+fn symbol(name: &str, uninterned: bool, interner: &mut Interner) -> SexpKind {
+    match name {
+        "nil" => SexpKind::Nil,
+        "t" => SexpKind::T,
+        _ if uninterned => SexpKind::Sym(interner.gensym(name)),
+        _ => SexpKind::Sym(interner.intern(name)),
+    }
+}
+
+/// The token of an atom's text (a number, `.`, or a symbol).
+fn cook_atom(
+    text: &str,
+    escaped: bool,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<Token, LexError> {
+    match (escaped, classify_number(text)) {
+        (false, Some(NumberText::Integer { negative, digits })) => {
+            integer(negative, digits, 10, limits.number_bits).map(Token::Atom)
+        }
+        (false, Some(NumberText::Float(f))) => Ok(Token::Atom(SexpKind::Float(f))),
+        _ if !escaped && text == "." => Ok(Token::Dot),
+        _ => Ok(Token::Atom(symbol(text, false, interner))),
+    }
+}
+
+/// The token of one raw logos token (`None`: the token only left a diagnostic). `raw` is
+/// the lexer just past it, for the one token (`#s(`) that looks at what follows.
+fn cook_raw<'s>(
+    token: &Result<Raw<'s>, LexError>,
+    span: Span,
+    raw: &logos::Lexer<'s, Raw<'s>>,
+    limits: &Limits,
+    interner: &mut Interner,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Result<Token, LexError>> {
+    Some(match token {
+        Err(error) => Err(error.clone()),
+        Ok(Raw::Nul) => Err(LexError::invalid("NUL byte outside a string")),
+        Ok(Raw::Open) => Ok(Token::Open),
+        Ok(Raw::Close) => Ok(Token::Close),
+        Ok(Raw::OpenVector) => Ok(Token::OpenVector),
+        Ok(Raw::CloseVector) => Ok(Token::CloseVector),
+        Ok(Raw::Quote) => Ok(Token::Prefix(well_known::QUOTE)),
+        Ok(Raw::Backquote) => Ok(Token::Prefix(well_known::BACKQUOTE)),
+        Ok(Raw::Unquote) => Ok(Token::Prefix(well_known::UNQUOTE)),
+        Ok(Raw::Splice) => Ok(Token::Prefix(well_known::SPLICE)),
+        Ok(Raw::Str(text)) => Ok(Token::Atom(SexpKind::Str(Arc::from(&**text)))),
+        Ok(Raw::Character(code)) => {
+            let negative = *code < 0;
+            integer(
+                negative,
+                &code.unsigned_abs().to_string(),
+                10,
+                limits.number_bits,
+            )
+            .map(Token::Atom)
+        }
+        Ok(Raw::Atom(AtomText { text, escaped })) => cook_atom(text, *escaped, limits, interner),
+        Ok(Raw::Hash(hash)) => match hash {
+            Hash::Function => Ok(Token::Prefix(interner.intern("function"))),
+            Hash::Propertized => Ok(Token::OpenPropertized),
+            Hash::Unsupported(type_name) => Ok(Token::OpenUnsupported {
+                type_name: Cow::Borrowed(type_name),
+                bracket: true,
+            }),
+            Hash::Record => {
+                // `#s(hash-table ...)` is a hash table; any other `#s(TAG ...)` is a
+                // record, whose type (Emacs's `type-of`) is its tag when that is a
+                // plain symbol. Other tags (numbers, strings, escaped names) keep the
+                // generic name `record`.
+                let next = raw.clone().next();
+                let tag = match &next {
+                    Some(Ok(Raw::Atom(AtomText {
+                        text,
+                        escaped: false,
+                    }))) if classify_number(text).is_none() && text != "." => Some(text),
+                    _ => None,
+                };
+                let type_name = match tag {
+                    Some(tag) if tag == "hash-table" => Cow::Borrowed("hash-table"),
+                    Some(tag) => Cow::Owned(tag.to_string()),
+                    None => Cow::Borrowed("record"),
+                };
+                Ok(Token::OpenUnsupported {
+                    type_name,
+                    bracket: false,
+                })
+            }
+            Hash::Integer {
+                radix,
+                negative,
+                digits,
+            } => integer(*negative, digits, *radix, limits.number_bits).map(Token::Atom),
+            Hash::Symbol { name, uninterned } => {
+                Ok(Token::Atom(symbol(name, *uninterned, interner)))
+            }
+            Hash::LabelDefinition => {
+                diagnostics.push(Diagnostic::new(
+                    codes::READER_LABEL,
+                    ErrorKind::Script,
+                    "Reader labels (#N= and #N#) are not supported in script",
+                    span,
+                ));
+                return None;
+            }
+        },
+    })
+}
+
+/// What the byte-level fast path makes of the byte at a token's start.
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    /// A separator (every control character but NUL, and space).
+    Blank,
+    /// `;`: a comment to the end of the line.
+    Comment,
+    /// A one-byte token: `(`, `)`, `[`, `]`, `'`, `` ` ``.
+    Single,
+    /// `,` or `,@`.
+    Comma,
+    /// `"`.
+    Quote,
+    /// The first byte of a plain ASCII atom.
+    Atom,
+    /// Anything else (NUL, `?`, `#`, `\`, non-ASCII): the logos lexer reads the token.
+    Other,
+}
+
+/// The class of each ASCII byte, one literal table (bytes ≥ 0x80 are [`Class::Other`]).
+const CLASSES: [Class; 128] = {
+    let mut table = [Class::Atom; 128];
+    let mut byte = 1;
+    while byte <= 0x20 {
+        table[byte] = Class::Blank;
+        byte += 1;
+    }
+    table[0] = Class::Other;
+    table[b';' as usize] = Class::Comment;
+    table[b'(' as usize] = Class::Single;
+    table[b')' as usize] = Class::Single;
+    table[b'[' as usize] = Class::Single;
+    table[b']' as usize] = Class::Single;
+    table[b'\'' as usize] = Class::Single;
+    table[b'`' as usize] = Class::Single;
+    table[b',' as usize] = Class::Comma;
+    table[b'"' as usize] = Class::Quote;
+    table[b'?' as usize] = Class::Other;
+    table[b'#' as usize] = Class::Other;
+    table[b'\\' as usize] = Class::Other;
+    table
+};
+
 /// The tokens of `source` and the diagnostics of every token that failed.
+///
+/// Plain tokens (brackets, reader sugar, blanks, comments, strings without escapes, ASCII
+/// atoms without escapes) are read over bytes here; every other token is read by the logos
+/// lexer started at its first byte, so both paths see the same token boundaries.
 pub fn lex(
     source: &str,
     limits: &Limits,
     interner: &mut Interner,
 ) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
-    let mut raw = Raw::lexer(source);
+    let bytes = source.as_bytes();
     // One token per three bytes of source covers ordinary code (the agent script of
     // issue 19 has one per 3.5), so the vector rarely grows.
     let mut tokens = Vec::with_capacity(source.len() / 3 + 1);
     let mut diagnostics = Vec::new();
-    let symbol = |name: &str, uninterned: bool, interner: &mut Interner| match name {
-        "nil" => SexpKind::Nil,
-        "t" => SexpKind::T,
-        _ if uninterned => SexpKind::Sym(interner.gensym(name)),
-        _ => SexpKind::Sym(interner.intern(name)),
-    };
-    while let Some(token) = raw.next() {
-        let span = &span_of(&raw.span());
-        let cooked: Result<Token, LexError> = match &token {
-            Err(error) => Err(error.clone()),
-            Ok(Raw::Nul) => Err(LexError::invalid("NUL byte outside a string")),
-            Ok(Raw::Open) => Ok(Token::Open),
-            Ok(Raw::Close) => Ok(Token::Close),
-            Ok(Raw::OpenVector) => Ok(Token::OpenVector),
-            Ok(Raw::CloseVector) => Ok(Token::CloseVector),
-            Ok(Raw::Quote) => Ok(Token::Prefix(well_known::QUOTE)),
-            Ok(Raw::Backquote) => Ok(Token::Prefix(well_known::BACKQUOTE)),
-            Ok(Raw::Unquote) => Ok(Token::Prefix(well_known::UNQUOTE)),
-            Ok(Raw::Splice) => Ok(Token::Prefix(well_known::SPLICE)),
-            Ok(Raw::Str(text)) => Ok(Token::Atom(SexpKind::Str(Arc::from(&**text)))),
-            Ok(Raw::Character(code)) => {
-                let negative = *code < 0;
-                integer(
-                    negative,
-                    &code.unsigned_abs().to_string(),
-                    10,
-                    limits.number_bits,
-                )
-                .map(Token::Atom)
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let start = at;
+        let class = CLASSES
+            .get(usize::from(byte))
+            .copied()
+            .unwrap_or(Class::Other);
+        let cooked = match class {
+            Class::Blank => {
+                at += 1;
+                while bytes.get(at).is_some_and(|&b| (1..=0x20).contains(&b)) {
+                    at += 1;
+                }
+                continue;
             }
-            Ok(Raw::Atom(AtomText { text, escaped })) => match (*escaped, classify_number(text)) {
-                (false, Some(NumberText::Integer { negative, digits })) => {
-                    integer(negative, digits, 10, limits.number_bits).map(Token::Atom)
+            Class::Comment => {
+                at = bytes[at..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |n| at + n);
+                continue;
+            }
+            Class::Single => {
+                at += 1;
+                Ok(match byte {
+                    b'(' => Token::Open,
+                    b')' => Token::Close,
+                    b'[' => Token::OpenVector,
+                    b']' => Token::CloseVector,
+                    b'\'' => Token::Prefix(well_known::QUOTE),
+                    _ => Token::Prefix(well_known::BACKQUOTE),
+                })
+            }
+            Class::Comma => {
+                at += 1;
+                if bytes.get(at) == Some(&b'@') {
+                    at += 1;
+                    Ok(Token::Prefix(well_known::SPLICE))
+                } else {
+                    Ok(Token::Prefix(well_known::UNQUOTE))
                 }
-                (false, Some(NumberText::Float(f))) => Ok(Token::Atom(SexpKind::Float(f))),
-                _ if !escaped && text == "." => Ok(Token::Dot),
-                _ => Ok(Token::Atom(symbol(text, false, interner))),
-            },
-            Ok(Raw::Hash(hash)) => match hash {
-                Hash::Function => Ok(Token::Prefix(interner.intern("function"))),
-                Hash::Propertized => Ok(Token::OpenPropertized),
-                Hash::Unsupported(type_name) => Ok(Token::OpenUnsupported {
-                    type_name: Cow::Borrowed(type_name),
-                    bracket: true,
-                }),
-                Hash::Record => {
-                    // `#s(hash-table ...)` is a hash table; any other `#s(TAG ...)` is a
-                    // record, whose type (Emacs's `type-of`) is its tag when that is a
-                    // plain symbol. Other tags (numbers, strings, escaped names) keep the
-                    // generic name `record`.
-                    let next = raw.clone().next();
-                    let tag = match &next {
-                        Some(Ok(Raw::Atom(AtomText {
-                            text,
-                            escaped: false,
-                        }))) if classify_number(text).is_none() && text != "." => Some(text),
-                        _ => None,
-                    };
-                    let type_name = match tag {
-                        Some(tag) if tag == "hash-table" => Cow::Borrowed("hash-table"),
-                        Some(tag) => Cow::Owned(tag.to_string()),
-                        None => Cow::Borrowed("record"),
-                    };
-                    Ok(Token::OpenUnsupported {
-                        type_name,
-                        bracket: false,
-                    })
+            }
+            Class::Quote
+                if let Some(end) = bytes[at + 1..]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\')
+                    && bytes[at + 1 + end] == b'"' =>
+            {
+                at += end + 2;
+                Ok(Token::Atom(SexpKind::Str(Arc::from(
+                    &source[start + 1..at - 1],
+                ))))
+            }
+            Class::Atom
+                if {
+                    at = start + 1 + plain_atom_end(&source[start + 1..]);
+                    bytes.get(at) != Some(&b'\\')
+                } =>
+            {
+                cook_atom(&source[start..at], false, limits, interner)
+            }
+            _ => {
+                let mut raw = Raw::lexer(&source[start..]);
+                let Some(token) = raw.next() else {
+                    break;
+                };
+                let relative = raw.span();
+                at = start + relative.end;
+                let span = span_of(&(start + relative.start..at));
+                if let Some(cooked) =
+                    cook_raw(&token, span, &raw, limits, interner, &mut diagnostics)
+                {
+                    push(&mut tokens, &mut diagnostics, cooked, span);
                 }
-                Hash::Integer {
-                    radix,
-                    negative,
-                    digits,
-                } => integer(*negative, digits, *radix, limits.number_bits).map(Token::Atom),
-                Hash::Symbol { name, uninterned } => {
-                    Ok(Token::Atom(symbol(name, *uninterned, interner)))
-                }
-                Hash::LabelDefinition => {
-                    diagnostics.push(Diagnostic::new(
-                        codes::READER_LABEL,
-                        ErrorKind::Script,
-                        "Reader labels (#N= and #N#) are not supported in script",
-                        *span,
-                    ));
-                    continue;
-                }
-            },
+                continue;
+            }
         };
-        match cooked {
-            Ok(token) => tokens.push((token, *span)),
-            Err(error) => {
-                diagnostics.push(Diagnostic::new(
-                    error.code,
-                    error.kind,
-                    error.message,
-                    *span,
-                ));
-                tokens.push((Token::Error, *span));
-            }
-        }
+        push(&mut tokens, &mut diagnostics, cooked, span_of(&(start..at)));
     }
     (tokens, diagnostics)
 }
 
+/// Records a cooked token, or its diagnostic and a [`Token::Error`] placeholder.
+#[inline]
+fn push(
+    tokens: &mut Vec<(Token, Span)>,
+    diagnostics: &mut Vec<Diagnostic>,
+    cooked: Result<Token, LexError>,
+    span: Span,
+) {
+    match cooked {
+        Ok(token) => tokens.push((token, span)),
+        Err(error) => {
+            diagnostics.push(Diagnostic::new(error.code, error.kind, error.message, span));
+            tokens.push((Token::Error, span));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{ends_symbol, plain_atom_end};
+    use super::{Raw, cook_raw, ends_symbol, lex, plain_atom_end, push, span_of};
+    use crate::diagnostic::Diagnostic;
+    use crate::token::Token;
+    use logos::Logos;
+    use proptest::prelude::*;
+    use ptc_vm::{Interner, Limits, Span};
+
+    /// Every token through the logos lexer: what [`lex`] did before its byte fast path.
+    fn lex_by_logos(
+        source: &str,
+        limits: &Limits,
+        interner: &mut Interner,
+    ) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
+        let mut raw = Raw::lexer(source);
+        let mut tokens = Vec::new();
+        let mut diagnostics = Vec::new();
+        while let Some(token) = raw.next() {
+            let span = span_of(&raw.span());
+            if let Some(cooked) = cook_raw(&token, span, &raw, limits, interner, &mut diagnostics) {
+                push(&mut tokens, &mut diagnostics, cooked, span);
+            }
+        }
+        (tokens, diagnostics)
+    }
+
+    fn agree(source: &str) {
+        let limits = Limits::default();
+        let (mut fast, mut slow) = (Interner::new(), Interner::new());
+        let by_bytes = lex(source, &limits, &mut fast);
+        let by_logos = lex_by_logos(source, &limits, &mut slow);
+        assert_eq!(by_bytes, by_logos, "{source:?}");
+    }
+
+    #[test]
+    fn the_fast_path_lexes_as_logos_does_on_samples() {
+        for source in [
+            "",
+            "(a b)",
+            " \t(f 'x `(,y ,@z)) ; c\n[1 2.5 -3 .5 1e3 +1 .]",
+            "\"plain\" \"esc\\n\" \"open",
+            "foo\\ bar é x\u{a0}y ?a ?\\n #x1F #s(hash-table) #s(rec) #'f #1= #:g",
+            "a\0b ; tail without newline",
+            "\u{a0}(\u{a0}) ,\\",
+            "99999999999999999999999 1.0e+INF nil t",
+        ] {
+            agree(source);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_path_lexes_as_logos_does(
+            pieces in prop::collection::vec(prop::sample::select(&[
+                "(", ")", "[", "]", "'", "`", ",", ",@", "@", " ", "\n", "\t", ";", "\"",
+                "\\", "?", "#", "#s(", "#x", "a", "foo", "1", "-2", ".", "1.5", "e3", "é",
+                "\u{a0}", "\0", "nil", "t", ":k", "\u{1}", "\u{7f}", "日",
+            ][..]), 0..40)
+        ) {
+            agree(&pieces.concat());
+        }
+    }
 
     #[test]
     fn the_byte_scan_finds_what_the_character_scan_finds() {

@@ -30,7 +30,7 @@ use crate::ast::{Sexp, SexpKind};
 use crate::definitions::{DefinitionKind, Definitions};
 use crate::diagnostic::Diagnostic;
 use crate::direct::DirectCall;
-use crate::expand::expanded_depth_limit;
+use crate::expand::{Expansions, expanded_depth_limit, form_key};
 use crate::preflight_args;
 use crate::roster::Roster;
 use crate::suggest::describe_unknown;
@@ -110,7 +110,56 @@ pub fn preflight_until(
     interner: &mut Interner,
     deadline: &crate::compile::Deadline,
 ) -> Result<(), Vec<Diagnostic>> {
+    run(
+        definitions,
+        roster,
+        direct,
+        limits,
+        interner,
+        deadline,
+        None,
+    )
+    .map(drop)
+}
+
+/// [`preflight_until`], also handing back the transformer expansions it made to check
+/// conveniences and backquote templates of `definitions` (not of other expansions), for
+/// [`crate::expand::Expansion::with_expansions`].
+///
+/// # Errors
+/// As [`preflight_until`].
+pub(crate) fn preflight_keeping(
+    definitions: &Definitions,
+    roster: &Roster,
+    direct: Option<&DirectCall>,
+    limits: &Limits,
+    interner: &mut Interner,
+    deadline: &crate::compile::Deadline,
+) -> Result<Expansions, Vec<Diagnostic>> {
+    run(
+        definitions,
+        roster,
+        direct,
+        limits,
+        interner,
+        deadline,
+        Some(Expansions::default()),
+    )
+    .map(Option::unwrap_or_default)
+}
+
+fn run(
+    definitions: &Definitions,
+    roster: &Roster,
+    direct: Option<&DirectCall>,
+    limits: &Limits,
+    interner: &mut Interner,
+    deadline: &crate::compile::Deadline,
+    made: Option<Expansions>,
+) -> Result<Option<Expansions>, Vec<Diagnostic>> {
     let mut walk = Walk {
+        made,
+        in_expansion: false,
         deadline,
         out_of_time: false,
         definitions,
@@ -129,13 +178,14 @@ pub fn preflight_until(
     let Walk {
         mut diagnostics,
         unknown,
+        made,
         ..
     } = walk;
     if let Some(diagnostic) = unknown_diagnostic(&unknown, definitions, roster, direct, interner) {
         diagnostics.push(diagnostic);
     }
     if diagnostics.is_empty() {
-        Ok(())
+        Ok(made)
     } else {
         Err(diagnostics)
     }
@@ -178,6 +228,10 @@ fn unknown_diagnostic(
 }
 
 struct Walk<'a> {
+    /// Where the expansions made of the walked tree's own forms are kept, if wanted.
+    made: Option<Expansions>,
+    /// Whether the walk is inside an expansion (whose forms are dropped after the walk).
+    in_expansion: bool,
     deadline: &'a crate::compile::Deadline,
     /// Set once E0031 was reported: no further regexp is compiled.
     out_of_time: bool,
@@ -207,6 +261,28 @@ impl Walk<'_> {
             .push(Diagnostic::new(code, ErrorKind::Preflight, message, span));
     }
 
+    /// Checks `form` through its expansion by `transformer`, keeping the expansion when
+    /// `form` is one of the walked tree's own.
+    fn expansion(
+        &mut self,
+        transformer: Transformer,
+        form: &Sexp,
+        depth: u64,
+        interner: &mut Interner,
+    ) {
+        match transform::expand_counted(transformer, form, self.limits, interner) {
+            Ok((expansion, nodes)) => {
+                let outer = std::mem::replace(&mut self.in_expansion, true);
+                self.form(&expansion, depth, interner);
+                self.in_expansion = outer;
+                if !outer && let Some(made) = &mut self.made {
+                    made.insert(form_key(form), (expansion, nodes));
+                }
+            }
+            Err(diagnostic) => self.diagnostics.push(diagnostic),
+        }
+    }
+
     #[allow(clippy::too_many_lines)]
     fn form(&mut self, form: &Sexp, depth: u64, interner: &mut Interner) {
         let SexpKind::List(items) = &form.kind else {
@@ -234,10 +310,7 @@ impl Walk<'_> {
         // The conveniences of `crate::sugar` bind names and take unevaluated parts, so
         // they are checked through their real expansion, as backquote is.
         if let Some(sugar @ Transformer::Sugar(_)) = Transformer::of(form, interner) {
-            match transform::expand(sugar, form, self.limits, interner) {
-                Ok(expansion) => self.form(&expansion, depth, interner),
-                Err(diagnostic) => self.diagnostics.push(diagnostic),
-            }
+            self.expansion(sugar, form, depth, interner);
             return;
         }
         // Borrowed from the table: every arm is done with it before it recurses (which
@@ -245,10 +318,7 @@ impl Walk<'_> {
         let name = interner.name(head).unwrap_or_default();
         match name {
             "quote" => {}
-            "`" => match transform::expand(Transformer::Backquote, form, self.limits, interner) {
-                Ok(expansion) => self.form(&expansion, depth, interner),
-                Err(diagnostic) => self.diagnostics.push(diagnostic),
-            },
+            "`" => self.expansion(Transformer::Backquote, form, depth, interner),
             "," | ",@" => {
                 self.preflight_error(
                     "E0302",

@@ -65,6 +65,10 @@ pub enum NumberText<'a> {
 #[must_use]
 pub fn classify_number(text: &str) -> Option<NumberText<'_>> {
     let bytes = text.as_bytes();
+    // A number starts with a sign, a digit or a dot: most symbols are told apart here.
+    if !matches!(bytes.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'.')) {
+        return None;
+    }
     let mut position = 0;
     let negative = bytes.first() == Some(&b'-');
     if matches!(bytes.first(), Some(b'+' | b'-')) {

@@ -131,28 +131,33 @@ pub mod well_known {
 /// An interning table of names. Built by the compiler, frozen into the program.
 ///
 /// The names live back to back in one string buffer (`text`), so interning a new name
-/// copies its bytes and allocates nothing of its own; `map` maps the hash of an interned
-/// name to the newest id with that hash, and each slot chains to the next older id with the
-/// same hash, so a lookup compares names only on a full 64-bit hash match.
+/// copies its bytes and allocates nothing of its own. `table` is an open-addressing index
+/// (linear probing, a power-of-two length at most half full) of the interned ids by their
+/// name's 64-bit hash, which each slot keeps, so a probe compares names only on a full
+/// hash match and growing the index hashes no name again.
 #[derive(Debug, Clone)]
 pub struct Interner {
     /// Every name, in id order.
     text: String,
     /// Per id: where its name ends in `text` (it starts where the previous one ends).
     slots: Vec<Slot>,
-    /// The hash of an interned name → the newest id with that hash.
-    map: HashMap<u64, u32>,
+    /// Interned ids by hash ([`NO_ID`]: an empty entry); gensyms are not in it.
+    table: Vec<u32>,
+    /// How many ids are in `table`.
+    indexed: usize,
 }
 
 /// One id's entry.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     end: usize,
-    /// The next older interned id with the same hash ([`NO_ID`]: none; gensyms: none).
-    older: u32,
+    /// The name's [`name_hash`] (kept so passes over the table need not hash names again).
+    hash: u64,
+    /// Whether the id is the interned one of its name (false: a gensym).
+    interned: bool,
 }
 
-/// The end of a hash chain.
+/// An empty entry of the index.
 const NO_ID: u32 = u32::MAX;
 
 /// Room a fresh table has before it grows: a short script's names fit.
@@ -161,19 +166,22 @@ const FRESH_CAPACITY: usize = 64;
 /// Bytes of names a fresh table holds before its buffer grows.
 const FRESH_TEXT: usize = 512;
 
-fn hash_name(name: &str) -> u64 {
+/// The 64-bit hash the table keys names by (what [`Interner::iter_interned`] yields).
+#[must_use]
+pub fn name_hash(name: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 /// The table of the well-known symbols, built once per process; every fresh table is a
-/// copy of it (three allocations: the buffer, the slots and the map's buckets, copied at
-/// their full capacity), so a compile does not re-intern them.
+/// copy of it (three allocations: the buffer, the slots and the index, copied, not
+/// re-hashed), so a compile does not re-intern them.
 static PROTOTYPE: std::sync::LazyLock<Interner> = std::sync::LazyLock::new(|| {
     let mut interner = Interner {
         text: String::new(),
         slots: Vec::new(),
-        map: HashMap::with_capacity_and_hasher(FRESH_CAPACITY, rustc_hash::FxBuildHasher),
+        table: vec![NO_ID; FRESH_CAPACITY * 2],
+        indexed: 0,
     };
     for name in well_known::NAMES {
         interner.intern(name);
@@ -190,57 +198,95 @@ impl Default for Interner {
         Interner {
             text,
             slots,
-            map: PROTOTYPE.map.clone(),
+            table: PROTOTYPE.table.clone(),
+            indexed: PROTOTYPE.indexed,
         }
     }
 }
 
 impl Interner {
-    /// A table holding only the well-known symbols.
+    /// A table holding only the [`well_known`] names.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The symbol named `name`, interning it if it is new.
+    /// The symbol named `name`, interning it if new.
     pub fn intern(&mut self, name: &str) -> Symbol {
-        let hash = hash_name(name);
-        let head = self.map.get(&hash).copied();
-        if let Some(symbol) = head.and_then(|id| self.find(id, name)) {
-            return symbol;
-        }
+        let hash = name_hash(name);
+        let position = match self.probe(name, hash) {
+            Ok(symbol) => return symbol,
+            Err(position) => position,
+        };
         let id = Self::next_id(self.slots.len());
-        self.push(name, head.unwrap_or(NO_ID));
-        self.map.insert(hash, id);
+        self.push(name, hash, true);
+        if let Some(entry) = self.table.get_mut(position) {
+            *entry = id;
+        }
+        self.indexed += 1;
+        if self.indexed * 2 > self.table.len() {
+            self.grow();
+        }
         Symbol::make(id, name)
+    }
+
+    /// The interned symbol of `name` (`Ok`), or the empty entry of the index where it
+    /// would go (`Err`).
+    fn probe(&self, name: &str, hash: u64) -> std::result::Result<Symbol, usize> {
+        let mask = self.table.len().wrapping_sub(1);
+        #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+        let mut position = (hash as usize) & mask;
+        loop {
+            let id = self.table.get(position).copied().unwrap_or(NO_ID);
+            if id == NO_ID {
+                return Err(position);
+            }
+            let index = id as usize;
+            if self.slots.get(index).is_some_and(|slot| slot.hash == hash)
+                && self.name_at(index) == Some(name)
+            {
+                return Ok(Symbol::make(id, name));
+            }
+            position = (position + 1) & mask;
+        }
+    }
+
+    /// Doubles the index, placing every interned id again by its stored hash.
+    fn grow(&mut self) {
+        let length = (self.table.len() * 2).max(16);
+        let mask = length - 1;
+        let mut table = vec![NO_ID; length];
+        for (index, slot) in self.slots.iter().enumerate() {
+            if !slot.interned {
+                continue;
+            }
+            #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+            let mut position = (slot.hash as usize) & mask;
+            while table.get(position).is_some_and(|&id| id != NO_ID) {
+                position = (position + 1) & mask;
+            }
+            if let (Some(entry), Ok(id)) = (table.get_mut(position), u32::try_from(index)) {
+                *entry = id;
+            }
+        }
+        self.table = table;
     }
 
     /// A fresh uninterned symbol named `name` (for the hidden variables of transformer
     /// expansions): never `eq` to any symbol the script can write.
     pub fn gensym(&mut self, name: &str) -> Symbol {
         let id = Self::next_id(self.slots.len());
-        self.push(name, NO_ID);
+        self.push(name, 0, false);
         Symbol::make(id, name)
     }
 
-    fn push(&mut self, name: &str, older: u32) {
+    fn push(&mut self, name: &str, hash: u64, interned: bool) {
         self.text.push_str(name);
         self.slots.push(Slot {
             end: self.text.len(),
-            older,
+            hash,
+            interned,
         });
-    }
-
-    /// The symbol named `name` on the hash chain that starts at `id`.
-    fn find(&self, mut id: u32, name: &str) -> Option<Symbol> {
-        while id != NO_ID {
-            let index = id as usize;
-            if self.name_at(index) == Some(name) {
-                return Some(Symbol::make(id, name));
-            }
-            id = self.slots.get(index).map_or(NO_ID, |slot| slot.older);
-        }
-        None
     }
 
     fn name_at(&self, index: usize) -> Option<&str> {
@@ -258,7 +304,7 @@ impl Interner {
         reason = "a program's table holds names of its source and of its bounded expansions \
                   (input-bytes, 40,000 expansions, 90,000 nodes) and a run adds at most \
                   MAX_RUN_SYMBOLS guest-driven names plus the fixed condition names: far \
-                  below 2^32 - 1 (the chain's end marker)"
+                  below 2^32 - 1 (the index's empty marker)"
     )]
     fn next_id(len: usize) -> u32 {
         u32::try_from(len)
@@ -267,17 +313,34 @@ impl Interner {
             .expect("symbol table exceeds u32 ids")
     }
 
-    /// The symbol named `name`, if it was interned.
+    /// The interned symbol named `name`, if any (never a gensym).
     #[must_use]
     pub fn lookup(&self, name: &str) -> Option<Symbol> {
-        let head = *self.map.get(&hash_name(name))?;
-        self.find(head, name)
+        self.probe(name, name_hash(name)).ok()
     }
 
     /// The name of `symbol`, if it belongs to this table.
     #[must_use]
     pub fn name(&self, symbol: Symbol) -> Option<&str> {
         self.name_at(symbol.as_usize())
+    }
+
+    /// Every interned symbol (gensyms left out) with its name and its [`name_hash`], in id
+    /// order: for tables keyed by name that want no second hash of each name.
+    pub fn iter_interned(&self) -> impl Iterator<Item = (Symbol, &str, u64)> {
+        let mut start = 0;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(move |(index, slot)| {
+                let name = self.text.get(start..slot.end)?;
+                start = slot.end;
+                if !slot.interned {
+                    return None;
+                }
+                let id = u32::try_from(index).ok()?;
+                Some((Symbol::make(id, name), name, slot.hash))
+            })
     }
 
     /// Every name of the table with its symbol, in id order (uninterned symbols included).
@@ -451,6 +514,14 @@ mod tests {
         let listed: Vec<&str> = interner.iter().map(|(_, name)| name).collect();
         assert_eq!(listed.len(), interner.len());
         assert_eq!(listed[well_known::NAMES.len()], "name-0");
+        // The one gensym is left out; every other name comes with the hash it is keyed by.
+        assert_eq!(interner.iter_interned().count(), interner.len() - 1);
+        assert!(
+            interner
+                .iter_interned()
+                .all(|(symbol, name, hash)| hash == name_hash(name)
+                    && interner.lookup(name) == Some(symbol))
+        );
     }
 
     #[test]

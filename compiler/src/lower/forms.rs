@@ -4,9 +4,7 @@
 //! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
 
 use super::builder::Location;
-use super::{
-    Lowered, Lowerer, Operator, Params, Special, assigned_symbols, is_atom, lambda_symbols, limit,
-};
+use super::{Lowered, Lowerer, Operator, Params, Special, assigned_symbols, is_atom, limit};
 use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
 use ptc_vm::isa::{FuncIdx, Op, Reg};
@@ -215,7 +213,7 @@ impl Lowerer<'_> {
         // and for `let*` every later initializer too. Scanning the whole form (initializers
         // included, for both forms) is a superset of those regions, so a lambda anywhere a
         // binding is visible always finds it boxed.
-        let captured = lambda_symbols(args);
+        let captured = self.captured(args);
         let assigned = assigned_symbols(args, self.interner.lookup("setq"));
         let scope = self.current()?.scope_mark();
         let mut pending: Vec<(Symbol, Reg)> = Vec::new();
@@ -649,7 +647,7 @@ impl Lowerer<'_> {
             dst: item,
             src: rest,
         })?;
-        let boxed = lambda_symbols(call_args).contains(&param);
+        let boxed = self.captured(call_args).contains(&param);
         self.bind_local(param, item, boxed)?;
         let saved = self.current()?.span;
         self.current()?.span = call.span;

@@ -20,7 +20,7 @@
 //! budgets. Shape errors follow Emacs's messages and fail when reached.
 
 use super::builder::Location;
-use super::{Lowered, Lowerer, lambda_symbols};
+use super::{Lowered, Lowerer};
 use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
 use ptc_vm::isa::{Op, Reg};
@@ -143,7 +143,7 @@ impl Lowerer<'_> {
     ) -> Lowered {
         let scope = self.current()?.scope_mark();
         if let Some(symbol) = variable {
-            if lambda_symbols(body).contains(&symbol) {
+            if self.captured(body).contains(&symbol) {
                 let cell = self.alloc()?;
                 self.emit(Op::NewCell {
                     dst: cell,

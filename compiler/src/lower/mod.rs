@@ -115,6 +115,33 @@ const SPECIALS: [(&str, Special); 19] = [
     ("defmacro", Special::Definition),
 ];
 
+/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name: the
+/// names with that hash and what each names (a name may be both a primitive and a special
+/// form; the lowerer lets the special form win).
+static OPERATOR_INDEX: std::sync::LazyLock<FxHashMap<u64, Vec<(&'static str, Operator)>>> =
+    std::sync::LazyLock::new(|| {
+        let mut index: FxHashMap<u64, Vec<(&'static str, Operator)>> = FxHashMap::default();
+        let primitives = ptc_vm::prims::PRIMITIVES
+            .iter()
+            .enumerate()
+            .filter_map(|(at, prim)| {
+                Some((
+                    prim.name,
+                    Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
+                ))
+            });
+        let specials = SPECIALS
+            .iter()
+            .map(|&(name, special)| (name, Operator::Special(special)));
+        for (name, operator) in primitives.chain(specials) {
+            index
+                .entry(ptc_vm::symbol::name_hash(name))
+                .or_default()
+                .push((name, operator));
+        }
+        index
+    });
+
 /// What an operator symbol names.
 #[derive(Debug, Clone, Copy)]
 enum Operator {
@@ -154,6 +181,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         lowerer.functions.push(None);
     }
     lowerer.inputs = inputs.len();
+    lowerer.any_lambda = has_lambda(body, 0) || functions.iter().any(|f| has_lambda(f.body, 0));
     let main_params = Params {
         required: inputs,
         ..Params::default()
@@ -231,6 +259,9 @@ struct Lowerer<'a> {
     /// While the body function is lowered: how many of its first bindings are declared
     /// inputs (read-only).
     inputs: usize,
+    /// Whether any list of the program is headed by `lambda` ([`has_lambda`]); when none
+    /// is, every capture set is empty and [`Lowerer::captured`] walks nothing.
+    any_lambda: bool,
 }
 
 impl<'a> Lowerer<'a> {
@@ -241,22 +272,26 @@ impl<'a> Lowerer<'a> {
         tools: &[String],
         parse_params: ParamParser<'a>,
     ) -> Self {
-        // The script's names (a few dozen) against a primitive index built once, rather
-        // than every primitive's name against the table.
-        static PRIMITIVE_INDEX: std::sync::LazyLock<FxHashMap<&'static str, u8>> =
-            std::sync::LazyLock::new(|| {
-                ptc_vm::prims::PRIMITIVES
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(index, prim)| Some((prim.name, u8::try_from(index).ok()?)))
-                    .collect()
-            });
-        let mut operators = FxHashMap::default();
-        for (symbol, name) in interner.iter() {
-            if let Some(&index) = PRIMITIVE_INDEX.get(name)
-                && interner.lookup(name) == Some(symbol)
-            {
-                operators.insert(symbol, Operator::Primitive(PrimIdx(index)));
+        // The script's interned names (a few dozen) against one index of every primitive
+        // and special form, built once and keyed by the table's own name hash, so no name
+        // is hashed again here. Specials are applied last: they win over every other kind.
+        let mut operators =
+            FxHashMap::with_capacity_and_hasher(interner.len(), rustc_hash::FxBuildHasher);
+        let mut specials: Vec<(Symbol, Special)> = Vec::new();
+        for (symbol, name, hash) in interner.iter_interned() {
+            let Some(entries) = OPERATOR_INDEX.get(&hash) else {
+                continue;
+            };
+            for &(entry_name, operator) in entries {
+                if entry_name != name {
+                    continue;
+                }
+                match operator {
+                    Operator::Special(special) => specials.push((symbol, special)),
+                    other => {
+                        operators.insert(symbol, other);
+                    }
+                }
             }
         }
         for (index, tool) in tools.iter().enumerate() {
@@ -272,10 +307,8 @@ impl<'a> Lowerer<'a> {
         for symbol in macros {
             operators.insert(*symbol, Operator::Macro);
         }
-        for (name, special) in SPECIALS {
-            if let Some(symbol) = interner.lookup(name) {
-                operators.insert(symbol, Operator::Special(special));
-            }
+        for (symbol, special) in specials {
+            operators.insert(symbol, Operator::Special(special));
         }
         Lowerer {
             interner,
@@ -286,6 +319,16 @@ impl<'a> Lowerer<'a> {
             stack: Vec::new(),
             discarded: None,
             inputs: 0,
+            any_lambda: true,
+        }
+    }
+
+    /// [`lambda_symbols`] of `forms`, without a walk when the program has no lambda.
+    fn captured(&self, forms: &[Sexp]) -> FxHashSet<Symbol> {
+        if self.any_lambda {
+            lambda_symbols(forms)
+        } else {
+            FxHashSet::default()
         }
     }
 
@@ -386,7 +429,7 @@ impl<'a> Lowerer<'a> {
 
     /// Binds parameters to registers `0..n`, boxing those a nested lambda mentions.
     fn bind_params(&mut self, params: &Params, body: &[Sexp]) -> Lowered {
-        let captured = lambda_symbols(body);
+        let captured = self.captured(body);
         let all: Vec<Symbol> = params
             .required
             .iter()
@@ -689,10 +732,71 @@ fn is_atom(form: &Sexp) -> bool {
 }
 
 /// Every symbol mentioned inside any `lambda` form within `forms` (the conservative
-/// capture set). Iterative, so deep forms cannot overflow the host stack.
+/// capture set). Recursive to [`WALK_DEPTH`] levels, then iterative, so deep forms cannot
+/// overflow the host stack; the set is only allocated once a symbol is found.
 pub(crate) fn lambda_symbols(forms: &[Sexp]) -> FxHashSet<Symbol> {
     let mut found = FxHashSet::default();
-    let mut stack: Vec<(&Sexp, bool)> = forms.iter().map(|f| (f, false)).collect();
+    lambda_walk(forms, false, 0, &mut found);
+    found
+}
+
+/// Whether a list or vector within `items` is headed by `lambda` (what makes
+/// [`lambda_symbols`] non-empty); past [`WALK_DEPTH`] levels it answers yes without
+/// looking further (the capture sets are then computed by walking).
+fn has_lambda(items: &[Sexp], depth: u32) -> bool {
+    items.iter().any(|item| match &item.kind {
+        SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..) if depth >= WALK_DEPTH => {
+            true
+        }
+        SexpKind::List(inner) | SexpKind::Vector(inner) => {
+            inner
+                .first()
+                .and_then(Sexp::as_symbol)
+                .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA)
+                || has_lambda(inner, depth + 1)
+        }
+        SexpKind::Dotted(inner, tail) => {
+            has_lambda(inner, depth + 1) || has_lambda(std::slice::from_ref(tail), depth + 1)
+        }
+        _ => false,
+    })
+}
+
+/// How deep the recursive walks of this module go before they continue iteratively.
+const WALK_DEPTH: u32 = 64;
+
+/// [`lambda_symbols`] over `items` (the elements of one list, `inside` a lambda or not):
+/// one call per nested list, none per atom.
+fn lambda_walk(items: &[Sexp], inside: bool, depth: u32, found: &mut FxHashSet<Symbol>) {
+    for item in items {
+        match &item.kind {
+            SexpKind::Sym(symbol) if inside => {
+                found.insert(*symbol);
+            }
+            SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..)
+                if depth >= WALK_DEPTH =>
+            {
+                lambda_walk_iterative(item, inside, found);
+            }
+            SexpKind::List(inner) | SexpKind::Vector(inner) => {
+                let inside = inside
+                    || inner
+                        .first()
+                        .and_then(Sexp::as_symbol)
+                        .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA);
+                lambda_walk(inner, inside, depth + 1, found);
+            }
+            SexpKind::Dotted(inner, tail) => {
+                lambda_walk(inner, inside, depth + 1, found);
+                lambda_walk(std::slice::from_ref(tail), inside, depth + 1, found);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn lambda_walk_iterative(form: &Sexp, inside: bool, found: &mut FxHashSet<Symbol>) {
+    let mut stack: Vec<(&Sexp, bool)> = vec![(form, inside)];
     while let Some((form, inside)) = stack.pop() {
         match &form.kind {
             SexpKind::Sym(symbol) if inside => {
@@ -714,17 +818,35 @@ pub(crate) fn lambda_symbols(forms: &[Sexp]) -> FxHashSet<Symbol> {
             _ => {}
         }
     }
-    found
 }
 
-/// A structural limit of the program, or (never for a correct compiler) a broken
-/// invariant of the emitter, which is reported as the compiler's fault.
 /// Every symbol that is the target of a `setq` somewhere within `forms` (conservative:
-/// nested lambdas and quoted data included). Iterative.
+/// nested lambdas and quoted data included). Recursive to [`WALK_DEPTH`], then iterative.
 pub(crate) fn assigned_symbols(forms: &[Sexp], setq: Option<Symbol>) -> FxHashSet<Symbol> {
     let mut found = FxHashSet::default();
     let Some(setq) = setq else { return found };
-    let mut stack: Vec<&Sexp> = forms.iter().collect();
+    assigned_walk(forms, setq, 0, &mut found);
+    found
+}
+
+/// [`assigned_symbols`] over the elements of one list: one call per nested list.
+fn assigned_walk(items: &[Sexp], setq: Symbol, depth: u32, found: &mut FxHashSet<Symbol>) {
+    for item in items {
+        if let SexpKind::List(inner) | SexpKind::Vector(inner) = &item.kind {
+            if depth >= WALK_DEPTH {
+                assigned_walk_iterative(item, setq, found);
+                continue;
+            }
+            if inner.first().and_then(Sexp::as_symbol) == Some(setq) {
+                found.extend(inner.iter().skip(1).step_by(2).filter_map(Sexp::as_symbol));
+            }
+            assigned_walk(inner, setq, depth + 1, found);
+        }
+    }
+}
+
+fn assigned_walk_iterative(form: &Sexp, setq: Symbol, found: &mut FxHashSet<Symbol>) {
+    let mut stack: Vec<&Sexp> = vec![form];
     while let Some(form) = stack.pop() {
         if let SexpKind::List(items) | SexpKind::Vector(items) = &form.kind {
             if items.first().and_then(Sexp::as_symbol) == Some(setq) {
@@ -733,9 +855,10 @@ pub(crate) fn assigned_symbols(forms: &[Sexp], setq: Option<Symbol>) -> FxHashSe
             stack.extend(items.iter());
         }
     }
-    found
 }
 
+/// A structural limit of the program, or (never for a correct compiler) a broken
+/// invariant of the emitter, which is reported as the compiler's fault.
 fn limit(message: String, span: Span) -> Diagnostic {
     if message.starts_with("Internal compiler error") {
         Diagnostic::new("E0900", ErrorKind::Script, message, span)
