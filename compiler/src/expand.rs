@@ -203,10 +203,6 @@ impl<'a> Expansion<'a> {
         }
     }
 
-    /// Expands `forms` (top-level forms or one definition body) in place.
-    ///
-    /// # Errors
-    /// As [`expand_all`].
     /// Uses `made` (preflight's expansions of these forms, [`crate::preflight`]) instead of
     /// expanding those forms again: the same expansion, charged the same way.
     #[must_use]
@@ -236,6 +232,10 @@ impl<'a> Expansion<'a> {
         }
     }
 
+    /// Expands `forms` (top-level forms or one definition body) in place.
+    ///
+    /// # Errors
+    /// As [`expand_all`].
     pub fn expand_forms(
         &mut self,
         mut forms: Vec<Sexp>,
