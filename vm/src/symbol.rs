@@ -16,6 +16,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Most names one run may add to its program's table (gensyms, `intern`ed names, keys of
@@ -135,6 +136,15 @@ pub mod well_known {
 /// (linear probing, a power-of-two length at most half full) of the interned ids by their
 /// name's 64-bit hash, which each slot keeps, so a probe compares names only on a full
 /// hash match and growing the index hashes no name again.
+///
+/// The hash is unkeyed (the static operator index of the compiler is keyed by the same
+/// [`name_hash`]), so a guest can craft names whose hashes share their low bits. Probing is
+/// therefore bounded: a lookup examines at most [`MAX_PROBES`] entries of `table`; a name
+/// whose window of `MAX_PROBES` entries from its home position is full goes to `overflow`,
+/// an ordered map (O(log n) name comparisons). Invariant: a name is in `overflow` only if its
+/// window in the current `table` holds no empty entry (entries are never removed, and
+/// [`Interner::grow`] places every name again), so a probe that meets an empty entry has
+/// proved the name absent without consulting `overflow`. Ordinary scripts never reach it.
 #[derive(Debug, Clone)]
 pub struct Interner {
     /// Every name, in id order.
@@ -143,9 +153,40 @@ pub struct Interner {
     slots: Vec<Slot>,
     /// Interned ids by hash ([`NO_ID`]: an empty entry); gensyms are not in it.
     table: Vec<u32>,
-    /// How many ids are in `table`.
+    /// How many interned ids there are (in `table` or in `overflow`).
     indexed: usize,
+    /// Interned ids whose probe window in `table` was full, by name.
+    overflow: BTreeMap<Box<str>, u32>,
 }
+
+/// Most entries of the index one lookup examines before it turns to the overflow map.
+/// At most half full, an ordinary table's windows stay far shorter (mean probe length
+/// ~1.5); only names crafted to share their hash's low bits fill one.
+pub const MAX_PROBES: usize = 16;
+
+/// What a bounded probe of the index found.
+enum Probe {
+    /// The name is interned (in `table`) with this symbol.
+    Found(Symbol),
+    /// The name is not interned; this empty entry is where it would go.
+    Vacant(usize),
+    /// The window is full without the name: it is in `overflow`, or would go there.
+    Full,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Entries of the index examined by this thread (tests bound the work per name).
+    static PROBES_EXAMINED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn count_probe() {
+    PROBES_EXAMINED.with(|count| count.set(count.get() + 1));
+}
+
+#[cfg(not(test))]
+fn count_probe() {}
 
 /// One id's entry.
 #[derive(Debug, Clone, Copy)]
@@ -182,6 +223,7 @@ static PROTOTYPE: std::sync::LazyLock<Interner> = std::sync::LazyLock::new(|| {
         slots: Vec::new(),
         table: vec![NO_ID; FRESH_CAPACITY * 2],
         indexed: 0,
+        overflow: BTreeMap::new(),
     };
     for name in well_known::NAMES {
         interner.intern(name);
@@ -200,6 +242,7 @@ impl Default for Interner {
             slots,
             table: PROTOTYPE.table.clone(),
             indexed: PROTOTYPE.indexed,
+            overflow: PROTOTYPE.overflow.clone(),
         }
     }
 }
@@ -214,14 +257,23 @@ impl Interner {
     /// The symbol named `name`, interning it if new.
     pub fn intern(&mut self, name: &str) -> Symbol {
         let hash = name_hash(name);
-        let position = match self.probe(name, hash) {
-            Ok(symbol) => return symbol,
-            Err(position) => position,
+        let vacant = match self.probe(name, hash) {
+            Probe::Found(symbol) => return symbol,
+            Probe::Vacant(position) => Some(position),
+            Probe::Full => {
+                if let Some(&id) = self.overflow.get(name) {
+                    return Symbol::make(id, name);
+                }
+                None
+            }
         };
         let id = Self::next_id(self.slots.len());
         self.push(name, hash, true);
-        if let Some(entry) = self.table.get_mut(position) {
-            *entry = id;
+        match vacant.and_then(|position| self.table.get_mut(position)) {
+            Some(entry) => *entry = id,
+            None => {
+                self.overflow.insert(name.into(), id);
+            }
         }
         self.indexed += 1;
         if self.indexed * 2 > self.table.len() {
@@ -230,46 +282,62 @@ impl Interner {
         Symbol::make(id, name)
     }
 
-    /// The interned symbol of `name` (`Ok`), or the empty entry of the index where it
-    /// would go (`Err`).
-    fn probe(&self, name: &str, hash: u64) -> std::result::Result<Symbol, usize> {
+    /// Looks `name` up in the window of [`MAX_PROBES`] entries from its home position.
+    fn probe(&self, name: &str, hash: u64) -> Probe {
         let mask = self.table.len().wrapping_sub(1);
         #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
         let mut position = (hash as usize) & mask;
-        loop {
+        for _ in 0..MAX_PROBES {
+            count_probe();
             let id = self.table.get(position).copied().unwrap_or(NO_ID);
             if id == NO_ID {
-                return Err(position);
+                return Probe::Vacant(position);
             }
             let index = id as usize;
             if self.slots.get(index).is_some_and(|slot| slot.hash == hash)
                 && self.name_at(index) == Some(name)
             {
-                return Ok(Symbol::make(id, name));
+                return Probe::Found(Symbol::make(id, name));
             }
             position = (position + 1) & mask;
         }
+        Probe::Full
     }
 
-    /// Doubles the index, placing every interned id again by its stored hash.
+    /// Doubles the index, placing every interned id again by its stored hash (a name whose
+    /// window is full goes to `overflow`, which is rebuilt).
     fn grow(&mut self) {
         let length = (self.table.len() * 2).max(16);
         let mask = length - 1;
         let mut table = vec![NO_ID; length];
+        let mut overflow = BTreeMap::new();
+        let mut start = 0;
         for (index, slot) in self.slots.iter().enumerate() {
+            let name_start = std::mem::replace(&mut start, slot.end);
+            let Ok(id) = u32::try_from(index) else {
+                continue;
+            };
             if !slot.interned {
                 continue;
             }
             #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
-            let mut position = (slot.hash as usize) & mask;
-            while table.get(position).is_some_and(|&id| id != NO_ID) {
-                position = (position + 1) & mask;
-            }
-            if let (Some(entry), Ok(id)) = (table.get_mut(position), u32::try_from(index)) {
-                *entry = id;
+            let home = (slot.hash as usize) & mask;
+            let vacant = (0..MAX_PROBES)
+                .map(|step| (home + step) & mask)
+                .find(|&position| {
+                    count_probe();
+                    table.get(position) == Some(&NO_ID)
+                });
+            match vacant.and_then(|position| table.get_mut(position)) {
+                Some(entry) => *entry = id,
+                None => {
+                    let name = self.text.get(name_start..slot.end).unwrap_or_default();
+                    overflow.insert(Box::from(name), id);
+                }
             }
         }
         self.table = table;
+        self.overflow = overflow;
     }
 
     /// A fresh uninterned symbol named `name` (for the hidden variables of transformer
@@ -316,7 +384,11 @@ impl Interner {
     /// The interned symbol named `name`, if any (never a gensym).
     #[must_use]
     pub fn lookup(&self, name: &str) -> Option<Symbol> {
-        self.probe(name, name_hash(name)).ok()
+        match self.probe(name, name_hash(name)) {
+            Probe::Found(symbol) => Some(symbol),
+            Probe::Vacant(_) => None,
+            Probe::Full => self.overflow.get(name).map(|&id| Symbol::make(id, name)),
+        }
     }
 
     /// The name of `symbol`, if it belongs to this table.
@@ -555,5 +627,80 @@ mod tests {
         );
         // Names already in a table still resolve.
         assert_eq!(run.try_intern(":error").unwrap(), known);
+    }
+
+    /// `count` names whose [`name_hash`]es agree in their low `bits` bits (found by search:
+    /// the hash is unkeyed), as a guest could craft them.
+    fn colliding_names(count: usize, bits: u32) -> Vec<String> {
+        use std::fmt::Write as _;
+        let mask = (1u64 << bits) - 1;
+        let mut names = Vec::with_capacity(count);
+        let mut candidate = String::new();
+        let mut n = 0u64;
+        while names.len() < count {
+            candidate.clear();
+            let _ = write!(candidate, "c{n}");
+            n += 1;
+            if name_hash(&candidate) & mask == 0 {
+                names.push(candidate.clone());
+            }
+        }
+        names
+    }
+
+    fn probes_examined() -> u64 {
+        PROBES_EXAMINED.with(std::cell::Cell::get)
+    }
+
+    #[test]
+    fn colliding_names_cost_a_bounded_number_of_probes_each() {
+        // 600 names sharing their home entry at every index size this table reaches (the
+        // index ends at 2,048 entries): unbounded linear probing examines ~n²/2 = 180,000
+        // entries to intern them; bounded, each intern and each grown placement examines at
+        // most MAX_PROBES.
+        const COUNT: usize = 600;
+        let names = colliding_names(COUNT, 11);
+        let mut interner = Interner::new();
+        let before = probes_examined();
+        let mut symbols = Vec::with_capacity(COUNT);
+        for (i, name) in names.iter().enumerate() {
+            symbols.push(interner.intern(name));
+            if i == COUNT / 2 {
+                // A gensym in the middle: grows skip it and keep later names' bounds.
+                let hidden = interner.gensym(name);
+                assert_ne!(Some(hidden), interner.lookup(name));
+            }
+        }
+        let interning = probes_examined() - before;
+        assert_eq!(interner.table.len(), 2048);
+        assert!(!interner.overflow.is_empty());
+        // Each intern probes once (≤ MAX_PROBES); the grows place ≤ 2 × the final count.
+        let bound = (3 * (COUNT + well_known::NAMES.len()) * MAX_PROBES) as u64;
+        assert!(
+            interning <= bound,
+            "interning {COUNT} colliding names examined {interning} entries (bound {bound})"
+        );
+        let before = probes_examined();
+        for (name, symbol) in names.iter().zip(&symbols) {
+            assert_eq!(interner.lookup(name), Some(*symbol));
+            assert_eq!(interner.intern(name), *symbol);
+            assert_eq!(interner.name(*symbol), Some(name.as_str()));
+        }
+        let looking_up = probes_examined() - before;
+        assert!(
+            looking_up <= (2 * COUNT * MAX_PROBES) as u64,
+            "{looking_up}"
+        );
+        // Every name is still distinct and every well-known name still found.
+        let distinct: std::collections::BTreeSet<u32> = symbols.iter().map(|s| s.id()).collect();
+        assert_eq!(distinct.len(), COUNT);
+        for (i, name) in well_known::NAMES.iter().enumerate() {
+            assert_eq!(interner.lookup(name).map(Symbol::as_usize), Some(i));
+        }
+        assert_eq!(interner.lookup("c-absent"), None);
+        assert_eq!(interner.iter_interned().count(), interner.len() - 1);
+        // A copy (as a program's frozen table is shared) answers the same.
+        let copy = interner.clone();
+        assert_eq!(copy.lookup(&names[COUNT - 1]), Some(symbols[COUNT - 1]));
     }
 }
