@@ -19,12 +19,17 @@
 
 mod builder;
 mod calls;
+mod capture;
 mod forms;
 mod handlers;
+mod operators;
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use builder::{FunctionBuilder, Location, Patch};
+use capture::has_lambda;
+pub(crate) use capture::{assigned_symbols, lambda_symbols};
+use operators::{OPERATOR_INDEX, Operator, Special};
 use ptc_vm::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
 use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
@@ -68,89 +73,6 @@ pub struct LowerInput<'a> {
     pub tools: Vec<String>,
     /// Declared inputs ([`crate::inputs`]): the body function's parameters, read-only.
     pub inputs: Vec<Symbol>,
-}
-
-/// The special forms lowering open-codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Special {
-    Quote,
-    If,
-    Progn,
-    Cond,
-    And,
-    Or,
-    Let,
-    LetStar,
-    Setq,
-    While,
-    Lambda,
-    Funcall,
-    Apply,
-    Mapcar,
-    Parallel,
-    ParallelMap,
-    ConditionCase,
-    Definition,
-}
-
-const SPECIALS: [(&str, Special); 19] = [
-    ("quote", Special::Quote),
-    ("if", Special::If),
-    ("progn", Special::Progn),
-    ("cond", Special::Cond),
-    ("and", Special::And),
-    ("or", Special::Or),
-    ("let", Special::Let),
-    ("let*", Special::LetStar),
-    ("setq", Special::Setq),
-    ("while", Special::While),
-    ("lambda", Special::Lambda),
-    ("funcall", Special::Funcall),
-    ("apply", Special::Apply),
-    ("mapcar", Special::Mapcar),
-    ("parallel", Special::Parallel),
-    ("parallel-map", Special::ParallelMap),
-    ("condition-case", Special::ConditionCase),
-    ("defun", Special::Definition),
-    ("defmacro", Special::Definition),
-];
-
-/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name: the
-/// names with that hash and what each names (a name may be both a primitive and a special
-/// form; the lowerer lets the special form win).
-static OPERATOR_INDEX: std::sync::LazyLock<FxHashMap<u64, Vec<(&'static str, Operator)>>> =
-    std::sync::LazyLock::new(|| {
-        let mut index: FxHashMap<u64, Vec<(&'static str, Operator)>> = FxHashMap::default();
-        let primitives = ptc_vm::prims::PRIMITIVES
-            .iter()
-            .enumerate()
-            .filter_map(|(at, prim)| {
-                Some((
-                    prim.name,
-                    Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
-                ))
-            });
-        let specials = SPECIALS
-            .iter()
-            .map(|&(name, special)| (name, Operator::Special(special)));
-        for (name, operator) in primitives.chain(specials) {
-            index
-                .entry(ptc_vm::symbol::name_hash(name))
-                .or_default()
-                .push((name, operator));
-        }
-        index
-    });
-
-/// What an operator symbol names.
-#[derive(Debug, Clone, Copy)]
-enum Operator {
-    Special(Special),
-    Function(FuncIdx),
-    Macro,
-    Primitive(PrimIdx),
-    Tool(ToolIdx),
-    Unknown,
 }
 
 type Lowered<T = ()> = Result<T, Diagnostic>;
@@ -731,132 +653,6 @@ fn is_atom(form: &Sexp) -> bool {
     !matches!(form.kind, SexpKind::List(_))
 }
 
-/// Every symbol mentioned inside any `lambda` form within `forms` (the conservative
-/// capture set). Recursive to [`WALK_DEPTH`] levels, then iterative, so deep forms cannot
-/// overflow the host stack; the set is only allocated once a symbol is found.
-pub(crate) fn lambda_symbols(forms: &[Sexp]) -> FxHashSet<Symbol> {
-    let mut found = FxHashSet::default();
-    lambda_walk(forms, false, 0, &mut found);
-    found
-}
-
-/// Whether a list or vector within `items` is headed by `lambda` (what makes
-/// [`lambda_symbols`] non-empty); past [`WALK_DEPTH`] levels it answers yes without
-/// looking further (the capture sets are then computed by walking).
-fn has_lambda(items: &[Sexp], depth: u32) -> bool {
-    items.iter().any(|item| match &item.kind {
-        SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..) if depth >= WALK_DEPTH => {
-            true
-        }
-        SexpKind::List(inner) | SexpKind::Vector(inner) => {
-            inner
-                .first()
-                .and_then(Sexp::as_symbol)
-                .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA)
-                || has_lambda(inner, depth + 1)
-        }
-        SexpKind::Dotted(inner, tail) => {
-            has_lambda(inner, depth + 1) || has_lambda(std::slice::from_ref(tail), depth + 1)
-        }
-        _ => false,
-    })
-}
-
-/// How deep the recursive walks of this module go before they continue iteratively.
-const WALK_DEPTH: u32 = 64;
-
-/// [`lambda_symbols`] over `items` (the elements of one list, `inside` a lambda or not):
-/// one call per nested list, none per atom.
-fn lambda_walk(items: &[Sexp], inside: bool, depth: u32, found: &mut FxHashSet<Symbol>) {
-    for item in items {
-        match &item.kind {
-            SexpKind::Sym(symbol) if inside => {
-                found.insert(*symbol);
-            }
-            SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..)
-                if depth >= WALK_DEPTH =>
-            {
-                lambda_walk_iterative(item, inside, found);
-            }
-            SexpKind::List(inner) | SexpKind::Vector(inner) => {
-                let inside = inside
-                    || inner
-                        .first()
-                        .and_then(Sexp::as_symbol)
-                        .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA);
-                lambda_walk(inner, inside, depth + 1, found);
-            }
-            SexpKind::Dotted(inner, tail) => {
-                lambda_walk(inner, inside, depth + 1, found);
-                lambda_walk(std::slice::from_ref(tail), inside, depth + 1, found);
-            }
-            _ => {}
-        }
-    }
-}
-
-fn lambda_walk_iterative(form: &Sexp, inside: bool, found: &mut FxHashSet<Symbol>) {
-    let mut stack: Vec<(&Sexp, bool)> = vec![(form, inside)];
-    while let Some((form, inside)) = stack.pop() {
-        match &form.kind {
-            SexpKind::Sym(symbol) if inside => {
-                found.insert(*symbol);
-            }
-            SexpKind::Dotted(items, tail) => {
-                stack.push((tail, inside));
-                stack.extend(items.iter().map(|item| (item, inside)));
-            }
-            SexpKind::List(items) | SexpKind::Vector(items) => {
-                let is_lambda = items
-                    .first()
-                    .and_then(Sexp::as_symbol)
-                    .is_some_and(|s| s == ptc_vm::symbol::well_known::LAMBDA);
-                for item in items {
-                    stack.push((item, inside || is_lambda));
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Every symbol that is the target of a `setq` somewhere within `forms` (conservative:
-/// nested lambdas and quoted data included). Recursive to [`WALK_DEPTH`], then iterative.
-pub(crate) fn assigned_symbols(forms: &[Sexp], setq: Option<Symbol>) -> FxHashSet<Symbol> {
-    let mut found = FxHashSet::default();
-    let Some(setq) = setq else { return found };
-    assigned_walk(forms, setq, 0, &mut found);
-    found
-}
-
-/// [`assigned_symbols`] over the elements of one list: one call per nested list.
-fn assigned_walk(items: &[Sexp], setq: Symbol, depth: u32, found: &mut FxHashSet<Symbol>) {
-    for item in items {
-        if let SexpKind::List(inner) | SexpKind::Vector(inner) = &item.kind {
-            if depth >= WALK_DEPTH {
-                assigned_walk_iterative(item, setq, found);
-                continue;
-            }
-            if inner.first().and_then(Sexp::as_symbol) == Some(setq) {
-                found.extend(inner.iter().skip(1).step_by(2).filter_map(Sexp::as_symbol));
-            }
-            assigned_walk(inner, setq, depth + 1, found);
-        }
-    }
-}
-
-fn assigned_walk_iterative(form: &Sexp, setq: Symbol, found: &mut FxHashSet<Symbol>) {
-    let mut stack: Vec<&Sexp> = vec![form];
-    while let Some(form) = stack.pop() {
-        if let SexpKind::List(items) | SexpKind::Vector(items) = &form.kind {
-            if items.first().and_then(Sexp::as_symbol) == Some(setq) {
-                found.extend(items.iter().skip(1).step_by(2).filter_map(Sexp::as_symbol));
-            }
-            stack.extend(items.iter());
-        }
-    }
-}
-
 /// A structural limit of the program, or (never for a correct compiler) a broken
 /// invariant of the emitter, which is reported as the compiler's fault.
 fn limit(message: String, span: Span) -> Diagnostic {
@@ -874,23 +670,4 @@ fn internal(what: &str, span: Span) -> Diagnostic {
         format!("Internal compiler error: {what}"),
         span,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::SPECIALS;
-    use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
-
-    #[test]
-    fn lowering_open_codes_exactly_the_closed_special_forms() {
-        let mut lowered: Vec<&str> = SPECIALS.iter().map(|(name, _)| *name).collect();
-        let mut closed: Vec<&str> = SPECIAL_FORMS
-            .iter()
-            .chain(DEFINITION_FORMS.iter())
-            .copied()
-            .collect();
-        lowered.sort_unstable();
-        closed.sort_unstable();
-        assert_eq!(lowered, closed);
-    }
 }
