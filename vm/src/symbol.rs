@@ -15,8 +15,9 @@
 //!   (the compiler's table, condition symbols), so ids always fit in `u32`.
 
 use crate::error::{Error, ErrorKind, Result};
-use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::RandomState;
 use std::sync::Arc;
 
 /// Most names one run may add to its program's table (gensyms, `intern`ed names, keys of
@@ -439,6 +440,10 @@ impl Interner {
 
 /// The symbol table of one run: the program's frozen table plus the names made while the
 /// run goes on (gensyms, and keywords from tool results).
+///
+/// The run's own names are guest-driven (`intern`, JSON keys), so their map is keyed by
+/// SipHash with per-table random keys (`std`'s `RandomState`), not the unkeyed hash of
+/// [`Interner`]: a guest cannot craft names that collide in it.
 #[derive(Debug, Clone)]
 pub struct Symbols {
     base: Arc<Interner>,
@@ -453,7 +458,7 @@ impl Symbols {
         Symbols {
             base,
             extra: Vec::new(),
-            extra_map: HashMap::default(),
+            extra_map: HashMap::with_hasher(RandomState::new()),
         }
     }
 
