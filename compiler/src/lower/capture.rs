@@ -42,6 +42,18 @@ pub(super) fn has_lambda(items: &[Sexp], depth: u32) -> bool {
     })
 }
 
+/// Room a capture set takes on its first symbol: a lambda's mentions usually fit, so the
+/// set grows once instead of doubling from its smallest size.
+const FIRST_ROOM: usize = 16;
+
+/// Inserts `symbol`, giving an empty set [`FIRST_ROOM`] first.
+fn insert_sized(found: &mut FxHashSet<Symbol>, symbol: Symbol) {
+    if found.capacity() == 0 {
+        found.reserve(FIRST_ROOM);
+    }
+    found.insert(symbol);
+}
+
 /// How deep the recursive walks of this module go before they continue iteratively.
 const WALK_DEPTH: u32 = 64;
 
@@ -51,7 +63,7 @@ fn lambda_walk(items: &[Sexp], inside: bool, depth: u32, found: &mut FxHashSet<S
     for item in items {
         match &item.kind {
             SexpKind::Sym(symbol) if inside => {
-                found.insert(*symbol);
+                insert_sized(found, *symbol);
             }
             SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..)
                 if depth >= WALK_DEPTH =>

@@ -114,7 +114,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         let name = interner.name(def.name).unwrap_or("?").to_owned();
         lowerer.lower_function(index + 1, name, &def.params, def.body, def.span)?;
     }
-    let mut callables: Vec<(Symbol, Callable)> = Vec::new();
+    let mut callables: Vec<(Symbol, Callable)> = Vec::with_capacity(lowerer.operators.len());
     for (symbol, operator) in &lowerer.operators {
         let callable = match operator {
             Operator::Function(f) => Callable::Function(*f),
