@@ -15,8 +15,10 @@
 //!   so a cooperative handler never outlives its run), and a thread stuck in a blocking
 //!   call is abandoned (it ends when that call returns; its answer is discarded).
 //! - With [`Isolation::Inline`] the handler is called when its call is dispatched and its
-//!   future is polled on the driver's task: cheaper,
-//!   for handlers known never to block (such as a pipe to another process).
+//!   own future is polled on the driver's task, unwrapped: cheaper, for handlers known
+//!   never to block (such as a pipe to another process). Its token is the driver's to
+//!   cancel, and the driver polls its calls after cancelling any ([`Running`]), so such a
+//!   call ends at that poll.
 
 use crate::audit::{PREVIEW_CHARS, Status, preview};
 use crate::cancel::CancelToken;
@@ -118,41 +120,80 @@ async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildE
     }
 }
 
-/// Runs `handler` for `ctx` as `isolation` says; resolves as soon as the call's token is
-/// cancelled, whatever the handler is doing. Inline, the handler is called here (its
-/// future is polled by the driver), so the shared handler is not even cloned.
+/// Runs `handler` for `ctx` as `isolation` says. Inline, the handler is called here and
+/// its own future is what runs (the shared handler is not even cloned, and nothing wraps
+/// it); on the blocking pool, the future resolves as soon as the call's token is cancelled,
+/// whatever the handler is doing.
 pub(crate) fn launch(
     handler: &Arc<dyn ToolHandler>,
     ctx: ToolRequestCtx,
     isolation: Isolation,
-) -> BoxFuture<ChildEnd> {
+) -> Running {
+    let handle = match isolation {
+        Isolation::Thread => tokio::runtime::Handle::try_current().ok(),
+        Isolation::Inline => None,
+    };
+    let Some(handle) = handle else {
+        return match start(&**handler, ctx) {
+            Ok(future) => Running::Inline(future),
+            Err(failure) => Running::Away(Box::pin(std::future::ready(ChildEnd::Failed(failure)))),
+        };
+    };
     let cancel = ctx.cancel.clone();
-    let handle = tokio::runtime::Handle::try_current();
-    match (isolation, handle) {
-        (Isolation::Thread, Ok(handle)) => {
-            let handler = Arc::clone(handler);
-            let task =
-                tokio::task::spawn_blocking(move || handle.block_on(contained(handler, ctx)));
-            Box::pin(async move {
-                let mut task = task;
-                tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => {
-                        // Give the handler's thread a moment to drop its future; a thread
-                        // stuck in a blocking call is abandoned after the grace period.
-                        let _ = tokio::time::timeout(CANCEL_GRACE, &mut task).await;
-                        ChildEnd::Cancelled
-                    }
-                    joined = &mut task => joined.unwrap_or_else(|error| {
-                        ChildEnd::Failed(Failure::Panicked(error.to_string()))
-                    }),
-                }
-            })
+    let handler = Arc::clone(handler);
+    let task = tokio::task::spawn_blocking(move || handle.block_on(contained(handler, ctx)));
+    Running::Away(Box::pin(async move {
+        let mut task = task;
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                // Give the handler's thread a moment to drop its future; a thread
+                // stuck in a blocking call is abandoned after the grace period.
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut task).await;
+                ChildEnd::Cancelled
+            }
+            joined = &mut task => joined.unwrap_or_else(|error| {
+                ChildEnd::Failed(Failure::Panicked(error.to_string()))
+            }),
         }
-        _ => match start(&**handler, ctx) {
-            Ok(future) => Box::pin(finish(future, cancel)),
-            Err(failure) => Box::pin(std::future::ready(ChildEnd::Failed(failure))),
-        },
+    }))
+}
+
+/// A launched call's future ([`launch`]).
+pub(crate) enum Running {
+    /// An inline handler's own future, polled on the driver's task. It is not woken by
+    /// its call's token: only the driver cancels that token, and the driver polls its calls
+    /// again after cancelling them ([`Running::poll_end`] looks at the token first).
+    Inline(BoxFuture<ToolResult>),
+    /// A handler on the blocking pool (it watches its token itself), or a call that failed
+    /// to start.
+    Away(BoxFuture<ChildEnd>),
+}
+
+impl Running {
+    /// Polls the call; `cancelled` says whether its token was cancelled. An inline
+    /// handler whose token was cancelled is polled once more, so that a handler selecting
+    /// on its token runs its cancel branch (up to its next await); nothing it answers is
+    /// used. A panic while polling is contained as [`Failure::Panicked`].
+    pub(crate) fn poll_end(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        cancelled: bool,
+    ) -> std::task::Poll<ChildEnd> {
+        use std::task::Poll;
+        let future = match self {
+            Running::Away(future) => return future.as_mut().poll(cx),
+            Running::Inline(future) => future,
+        };
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+        if cancelled {
+            return Poll::Ready(ChildEnd::Cancelled);
+        }
+        match polled {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(result)) => Poll::Ready(ChildEnd::Finished(result)),
+            Err(payload) => Poll::Ready(ChildEnd::Failed(Failure::Panicked(panic_text(&*payload)))),
+        }
     }
 }
 

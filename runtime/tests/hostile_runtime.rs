@@ -301,6 +301,61 @@ async fn a_panicking_tool_is_a_guest_error_and_other_runs_are_unaffected() {
     );
 }
 
+/// Inline handlers are not woken by their tokens (the driver polls them after cancelling):
+/// a lone call, a few and a batch larger than the driver's vector (a `FuturesUnordered`)
+/// still end at a per-call timeout and at the host's cancellation, every future dropped.
+#[tokio::test]
+async fn inline_handlers_end_at_timeouts_and_cancellation_in_every_batch_size() {
+    for hangs in [1usize, 3, 10] {
+        let calls = vec!["(Hang)"; hangs].join(" ");
+        let probes = Arc::new(Probes::default());
+        let limits = Limits {
+            tool_timeout_ms: Some(20),
+            parallelism: 16,
+            ..Limits::default()
+        };
+        let started = Instant::now();
+        let outcome = runner(&probes, limits)
+            .with_isolation(ptc_runtime::Isolation::Inline)
+            .run(&format!("(length (parallel {calls} (Slow)))"), opts("t"))
+            .await;
+        assert_eq!(outcome.kind, OutcomeKind::Completed, "{outcome:?}");
+        assert_eq!(outcome.text, (hangs + 1).to_string());
+        assert!(started.elapsed() < Duration::from_secs(2), "{hangs}");
+        assert_eq!(
+            statuses(&outcome),
+            vec![Status::Error; hangs + 1],
+            "{hangs}"
+        );
+        assert_eq!(probes.dropped.load(Ordering::SeqCst), hangs as u64 + 1);
+
+        let probes = Arc::new(Probes::default());
+        let options = opts("c");
+        cancel_after(options.cancel_token(), 20);
+        let started = Instant::now();
+        let limits = Limits {
+            parallelism: 16,
+            ..Limits::default()
+        };
+        let outcome = runner(&probes, limits)
+            .with_isolation(ptc_runtime::Isolation::Inline)
+            .run(&format!("(parallel {calls})"), options)
+            .await;
+        assert_eq!(outcome.kind, OutcomeKind::Interrupted, "{hangs}");
+        assert!(started.elapsed() < Duration::from_secs(2), "{hangs}");
+        assert_eq!(statuses(&outcome), vec![Status::Cancelled; hangs]);
+        assert_eq!(probes.dropped.load(Ordering::SeqCst), hangs as u64);
+        assert!(
+            probes
+                .tokens
+                .lock()
+                .unwrap()
+                .iter()
+                .all(CancelToken::is_cancelled)
+        );
+    }
+}
+
 #[tokio::test]
 async fn host_cancellation_mid_batch_drops_running_calls_and_dispatches_nothing_more() {
     let probes = Arc::new(Probes::default());

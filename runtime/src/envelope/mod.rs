@@ -37,6 +37,10 @@
 //!   and the settled record (one retry) before [`Event::Settled`].
 //! - The type is `Send`, so a binding may keep it behind a mutex.
 //!
+//! Split by seam: this module holds the state and polling; `types` the public vocabulary
+//! (config, events, requests, errors); `calls` launching and answering calls; `settle`
+//! the outcome and journal records.
+//!
 //! A complete stepping loop, answering every call synchronously:
 //!
 //! ```
@@ -84,6 +88,9 @@
 
 mod calls;
 mod settle;
+mod types;
+
+pub use types::{CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure};
 
 use crate::audit::{AuditRecord, Status};
 use crate::journal::JournalRecord;
@@ -95,143 +102,6 @@ use serde_json::Value as Json;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What the envelope does besides the script's own semantics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EnvelopeOptions {
-    /// Ask the host's permission for every call ([`Event::Permission`]); when false every
-    /// call is allowed and goes straight to [`Event::Dispatch`].
-    pub ask_permission: bool,
-    /// Emit [`Event::Journal`] for the start and settled records.
-    pub journal: bool,
-    /// Keep [`Progress`] snapshots for [`Envelope::take_progress`].
-    pub progress: bool,
-}
-
-impl Default for EnvelopeOptions {
-    fn default() -> Self {
-        EnvelopeOptions {
-            ask_permission: true,
-            journal: false,
-            progress: false,
-        }
-    }
-}
-
-/// What every envelope is started with besides its program.
-#[derive(Debug, Clone)]
-pub struct EnvelopeConfig {
-    /// The tools: their contracts name them for the compiler and validate arguments. The
-    /// envelope never calls their handlers ([`Registry::declare`] registers a contract
-    /// alone).
-    pub registry: Arc<Registry>,
-    /// The budgets.
-    pub limits: Limits,
-    /// The envelope id (the host's tool-use id); calls are `ID/1`, `ID/2`, ...
-    pub id: String,
-    /// Checkpoints, permission asks, progress.
-    pub options: EnvelopeOptions,
-}
-
-impl EnvelopeConfig {
-    /// A config with default options.
-    #[must_use]
-    pub fn new(registry: Arc<Registry>, limits: Limits, id: impl Into<String>) -> Self {
-        EnvelopeConfig {
-            registry,
-            limits,
-            id: id.into(),
-            options: EnvelopeOptions::default(),
-        }
-    }
-}
-
-/// One nested call, as the host's permission point and tool see it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallRequest {
-    /// The call's id, `ENVELOPE/N` (shared with its audit record).
-    pub id: Arc<str>,
-    /// The envelope id (shared by every call of the envelope).
-    pub parent_id: Arc<str>,
-    /// The tool (shared with the program's tool table).
-    pub tool: Arc<str>,
-    /// The converted, schema-validated argument object (one copy per call, shared with
-    /// the handler's [`ToolRequestCtx`](crate::ToolRequestCtx) and, when it needs no
-    /// cut, the audit record).
-    pub arguments: Arc<Json>,
-    /// The batch number, for `parallel` batches of more than one call.
-    pub batch: Option<u64>,
-    /// The call's position in its batch (source order), from 0; 0 for a single call.
-    pub position: usize,
-    /// When the envelope will time the call out (set once dispatched).
-    pub deadline: Option<Instant>,
-}
-
-/// What the envelope needs next; see the module docs for the host's answer to each.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Event {
-    /// Decide these calls: [`Envelope::allow`] or [`Envelope::deny`] each, in any order.
-    Permission(Vec<CallRequest>),
-    /// Start these calls; answer each with [`Envelope::complete`] or [`Envelope::fail`].
-    Dispatch(Vec<CallRequest>),
-    /// Stop these calls (ids): they timed out or were abandoned. Answers for them are
-    /// refused from now on.
-    Cancel(Vec<String>),
-    /// A fuel slice ended: yield to other work, then poll again.
-    Pause,
-    /// Nothing to do until an answer arrives or `deadline` passes; poll again then.
-    Waiting {
-        /// The earliest per-call timeout or the envelope's deadline, if any.
-        deadline: Option<Instant>,
-    },
-    /// Write this record durably, then call [`Envelope::journal_written`].
-    Journal(JournalRecord),
-    /// The envelope settled; later polls repeat it.
-    Settled(Box<Outcome>),
-}
-
-/// How a dispatched call failed on the host's side (not a tool's own `isError` result).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Failure {
-    /// The handler panicked. The text is for the host's log only: the guest and the model
-    /// get a fixed message.
-    Panicked(String),
-    /// The host's own timer fired after `ms` milliseconds.
-    TimedOut {
-        /// The timeout.
-        ms: u64,
-    },
-    /// The host could not run the tool; the message reaches the guest.
-    Host(String),
-}
-
-/// A host's misuse of the envelope; nothing changed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum EnvelopeError {
-    /// No call with this id was ever issued by this envelope.
-    #[error("no call `{0}` was issued by this envelope")]
-    UnknownCall(String),
-    /// The call exists but does not await this answer.
-    #[error("call `{id}` is not awaiting {expected} (it is {state})")]
-    NotAwaiting {
-        /// The call.
-        id: String,
-        /// What the host tried to give: `a permission decision` or `a result`.
-        expected: &'static str,
-        /// Where the call stands: `queued`, `awaiting permission`, `allowed`, `running`,
-        /// or its terminal audit status (`success`, `cancelled`, ...).
-        state: String,
-    },
-    /// The envelope has settled; it takes no more answers.
-    #[error("the envelope has settled")]
-    Settled,
-    /// No journal record was asked for.
-    #[error("no journal record is awaiting acknowledgement")]
-    NoJournalRecord,
-}
 
 /// Where one call stands in the envelope's own bookkeeping.
 #[derive(Debug, Clone, PartialEq)]

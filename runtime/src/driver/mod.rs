@@ -21,6 +21,15 @@
 //! - Every call still held when the run settles has its cancellation token cancelled, and
 //!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
+//!
+//! Split by seam: this module holds the [`Runner`] and the drive loop; `options` the
+//! per-run [`RunOptions`] and [`fresh_id`]; `in_flight` the container of the calls'
+//! futures.
+
+mod in_flight;
+mod options;
+
+pub use options::{InputsError, RunOptions, fresh_id};
 
 use crate::cancel::CancelToken;
 use crate::context::{RunData, ToolFilter};
@@ -33,12 +42,10 @@ use crate::progress::ProgressSink;
 use crate::script::Script;
 use crate::tool::{BoxFuture, Registry, ToolRequestCtx};
 use futures::FutureExt as _;
-use futures::StreamExt as _;
-use futures::stream::FuturesUnordered;
+use in_flight::InFlight;
 use ptc_vm::{Limits, Program};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -64,159 +71,6 @@ impl std::fmt::Debug for Runner {
             .field("isolation", &self.isolation)
             .finish_non_exhaustive()
     }
-}
-
-/// Per-run options, built with the methods below (`RunOptions::new().id("toolu_1")...`);
-/// the fields are private so that new options never break a host.
-#[derive(Clone, Default)]
-pub struct RunOptions {
-    id: Option<String>,
-    /// Made on first ask ([`RunOptions::cancel_token`]): a run nobody can cancel has none.
-    cancel: std::sync::OnceLock<CancelToken>,
-    progress: Option<Arc<dyn ProgressSink>>,
-    inputs: Option<serde_json::Map<String, serde_json::Value>>,
-    data: RunData,
-    limits: Option<Limits>,
-    policy: Option<Arc<dyn PermissionPolicy>>,
-    tools: Option<ToolFilter>,
-}
-
-impl std::fmt::Debug for RunOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunOptions")
-            .field("id", &self.id)
-            .field("cancel", &self.cancel)
-            .field("progress", &self.progress.is_some())
-            .field("inputs", &self.inputs)
-            .field("data", &self.data)
-            .field("limits", &self.limits)
-            .field("policy", &self.policy.is_some())
-            .field("tools", &self.tools)
-            .finish()
-    }
-}
-
-impl RunOptions {
-    /// Default options: a fresh id, a token nobody cancels, no progress, no inputs, no
-    /// data, the runner's limits, policy and tools.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The envelope id (the host's tool-use id); a fresh `ptc-TAG-N` when not set.
-    #[must_use]
-    pub fn id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
-    }
-
-    /// Cancelling `token` interrupts the run (every call's token is a child of it).
-    #[must_use]
-    pub fn cancel(mut self, token: CancelToken) -> Self {
-        self.cancel = std::sync::OnceLock::from(token);
-        self
-    }
-
-    /// Receives a [`crate::Progress`] snapshot after every change to the nested calls, and
-    /// a final one when the run settles (see [`crate::progress`]).
-    #[must_use]
-    pub fn progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
-        self.progress = Some(sink);
-        self
-    }
-
-    /// The values of the script's declared inputs ([`crate::script`]): `inputs` serialises
-    /// to a JSON object whose keys are input names. With [`Runner::run`] the keys declare
-    /// the inputs; with [`Runner::run_script`] they must be names the script declared.
-    ///
-    /// # Errors
-    /// [`InputsError`] when `inputs` does not serialise to a JSON object.
-    pub fn inputs<T: serde::Serialize + ?Sized>(mut self, inputs: &T) -> Result<Self, InputsError> {
-        match serde_json::to_value(inputs).map_err(|e| InputsError(e.to_string()))? {
-            serde_json::Value::Object(map) => {
-                self.inputs = Some(map);
-                Ok(self)
-            }
-            other => Err(InputsError(format!(
-                "inputs must be a JSON object of name: value, not {other}"
-            ))),
-        }
-    }
-
-    /// Host data every [`ToolRequestCtx`] of the run reads with
-    /// [`ToolRequestCtx::data`] (and the policy too).
-    #[must_use]
-    pub fn data(mut self, data: RunData) -> Self {
-        self.data = data;
-        self
-    }
-
-    /// Budgets for this run: each is the smaller of these and the runner's
-    /// ([`crate::context::tighten`]) — a run can tighten, never loosen.
-    #[must_use]
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = Some(limits);
-        self
-    }
-
-    /// A policy for this run, asked after the runner's: a call runs only when both allow.
-    #[must_use]
-    pub fn policy(mut self, policy: Arc<dyn PermissionPolicy>) -> Self {
-        self.policy = Some(policy);
-        self
-    }
-
-    /// Only the registry's tools `filter` allows exist for this run: its compilation
-    /// (preflight reports others as unknown functions) and [`Runner::listing`].
-    #[must_use]
-    pub fn tools(mut self, filter: ToolFilter) -> Self {
-        self.tools = Some(filter);
-        self
-    }
-
-    /// The token cancelling this run, made on the first call when [`RunOptions::cancel`]
-    /// gave none (a run whose token nobody asked for allocates none). Ask before cloning
-    /// the options if the clones should share it: a clone made earlier makes its own.
-    #[must_use]
-    pub fn cancel_token(&self) -> &CancelToken {
-        self.cancel.get_or_init(CancelToken::new)
-    }
-
-    /// The tool filter, if any.
-    #[must_use]
-    pub fn tool_filter(&self) -> Option<&ToolFilter> {
-        self.tools.as_ref()
-    }
-}
-
-/// Inputs that are not a JSON object of name: value.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct InputsError(pub String);
-
-static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh envelope id, `ptc-TAG-N`: `TAG` (12 hex digits) is drawn once per process from
-/// its id and start time, `N` counts from 1, so two processes sharing a journal never pick
-/// the same id (and [`crate::FileJournal`] refuses a `running` record a live run owns).
-#[must_use]
-pub fn fresh_id() -> String {
-    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let tag = TAG.get_or_init(|| {
-        use std::hash::BuildHasher as _;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos());
-        // RandomState adds the standard library's per-process random keys.
-        let hash =
-            std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos));
-        format!("{:012x}", hash & 0xffff_ffff_ffff)
-    });
-    format!(
-        "ptc-{tag}-{}",
-        NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// Settles a run's `running` journal record as interrupted when the run's future is
@@ -495,131 +349,134 @@ impl Runner {
                 store: self.journal.clone(),
                 running: None,
             },
+            cancelled: None,
+            timer: None,
         });
         state.envelope.hand_over_outcome();
         self.drive_state(state)
     }
 
     async fn drive_state(&self, mut state: Box<RunState>) -> Outcome {
+        loop {
+            match self.answer(&mut state) {
+                Next::Again => {}
+                Next::Pause => tokio::task::yield_now().await,
+                Next::Journal(record) => {
+                    let written = match &self.journal {
+                        Some(store) => store.write(&record).await.is_ok(),
+                        None => true,
+                    };
+                    state.journal_written(record, written);
+                }
+                Next::Wait(deadline) => {
+                    let woke = std::future::poll_fn(|cx| state.poll_wait(cx, deadline)).await;
+                    if state.woke(woke) {
+                        // Completions spend the task's cooperative budget: a run whose
+                        // handlers all complete synchronously yields once the budget is
+                        // spent, not after every call.
+                        tokio::task::coop::consume_budget().await;
+                    }
+                }
+                Next::Settled(outcome) => {
+                    state.journal.running = None;
+                    state.calls.cancel_all();
+                    // Each cancelled call ends within the grace period.
+                    while state.calls.running.next().await.is_some() {}
+                    return *outcome;
+                }
+            }
+        }
+    }
+
+    /// Polls the envelope once and answers what needs no waiting (cancellations,
+    /// permission asks a policy decides at once, dispatches); what is left to await.
+    /// Kept out of [`Runner::drive_state`] so that its future holds no [`Event`].
+    fn answer(&self, state: &mut RunState) -> Next {
         let RunState {
             envelope,
             cancel,
             progress,
             policy,
             calls,
-            journal,
-        } = &mut *state;
-        loop {
-            if cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
-                envelope.cancel();
+            ..
+        } = state;
+        if cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            envelope.cancel();
+        }
+        let event = envelope.poll(Instant::now());
+        report(envelope, progress.as_ref());
+        match event {
+            Event::Settled(outcome) => return Next::Settled(outcome),
+            Event::Pause => return Next::Pause,
+            Event::Journal(record) => return Next::Journal(Box::new(record)),
+            Event::Waiting { deadline } => return Next::Wait(deadline),
+            Event::Cancel(ids) => calls.cancel(envelope, &ids),
+            Event::Permission(requests) => {
+                for request in requests {
+                    let ctx = calls.ask(&request);
+                    let mut decision = dispatch::check_policy(policy, &ctx);
+                    match decision.as_mut().now_or_never() {
+                        Some(Decision::Allow) => {
+                            let _ = envelope.allow(&request.id);
+                        }
+                        Some(Decision::Deny(reason)) => {
+                            let _ = envelope.deny(&request.id, reason);
+                            break;
+                        }
+                        None => calls
+                            .asking()
+                            .deciding
+                            .push(Box::pin(decision.map(move |d| (request.id, d)))),
+                    }
+                    report(envelope, progress.as_ref());
+                }
             }
-            let event = envelope.poll(Instant::now());
-            report(envelope, progress.as_ref());
-            match event {
-                Event::Settled(outcome) => {
-                    journal.running = None;
-                    calls.cancel_all();
-                    // Each cancelled call ends within the grace period.
-                    while calls.running.next().await.is_some() {}
-                    return *outcome;
-                }
-                Event::Pause => tokio::task::yield_now().await,
-                Event::Journal(record) => {
-                    let written = match &self.journal {
-                        Some(store) => store.write(&record).await.is_ok(),
-                        None => true,
+            Event::Dispatch(requests) => {
+                for request in requests {
+                    let Some(tool) = self.registry.get(&request.tool) else {
+                        continue;
                     };
-                    journal.running = (written
-                        && record.state == crate::journal::JournalState::Running)
-                        .then(|| Box::new(record));
-                    // The envelope asked for this record, so the acknowledgement fits.
-                    let _ = envelope.journal_written(written);
-                }
-                Event::Cancel(ids) => calls.cancel(envelope, &ids),
-                Event::Permission(requests) => {
-                    for request in requests {
-                        let ctx = calls.ask(&request);
-                        let mut decision = dispatch::check_policy(policy, &ctx);
-                        match decision.as_mut().now_or_never() {
-                            Some(Decision::Allow) => {
-                                let _ = envelope.allow(&request.id);
-                            }
-                            Some(Decision::Deny(reason)) => {
-                                let _ = envelope.deny(&request.id, reason);
-                                break;
-                            }
-                            None => calls
-                                .asking()
-                                .deciding
-                                .push(Box::pin(decision.map(move |d| (request.id, d)))),
-                        }
-                        report(envelope, progress.as_ref());
-                    }
-                }
-                Event::Dispatch(requests) => {
-                    for request in requests {
-                        let Some(tool) = self.registry.get(&request.tool) else {
-                            continue;
-                        };
-                        // The envelope just issued this id, so it has an index.
-                        let Some(call) = envelope.index_of(&request.id) else {
-                            continue;
-                        };
-                        let handler = &tool.handler;
-                        let ctx = calls.dispatching(request);
-                        let cancel = ctx.cancel.clone();
-                        let future = dispatch::launch(handler, ctx, self.isolation);
-                        calls.running.push(Launched {
-                            call,
-                            cancel,
-                            future,
-                        });
-                    }
-                }
-                Event::Waiting { deadline } => {
-                    let sleep = async move {
-                        match deadline {
-                            Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
-                            None => std::future::pending().await,
-                        }
+                    // The envelope just issued this id, so it has an index.
+                    let Some(call) = envelope.index_of(&request.id) else {
+                        continue;
                     };
-                    let cancelled = async {
-                        match cancel {
-                            Some(token) => token.cancelled().await,
-                            None => std::future::pending().await,
-                        }
-                    };
-                    tokio::select! {
-                        biased;
-                        () = cancelled => envelope.cancel(),
-                        Some((id, decision)) = next_decision(&mut calls.asking) => {
-                            envelope.advance(Instant::now());
-                            // A decision for a call the envelope abandoned is refused; fine.
-                            let _ = match decision {
-                                Decision::Allow => envelope.allow(&id),
-                                Decision::Deny(reason) => envelope.deny(&id, reason),
-                            };
-                        }
-                        Some((call, end)) = calls.running.next() => {
-                            envelope.advance(Instant::now());
-                            // An answer for a call that timed out meanwhile is refused.
-                            let _ = match end {
-                                ChildEnd::Finished(result) => envelope.complete_at(call, result),
-                                ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
-                                ChildEnd::Cancelled => Ok(()),
-                            };
-                            report(envelope, progress.as_ref());
-                            // Completions spend the task's cooperative budget: a run whose
-                            // handlers all complete synchronously yields once the budget is
-                            // spent, not after every call.
-                            tokio::task::coop::consume_budget().await;
-                        }
-                        () = sleep => {}
-                    }
+                    let handler = &tool.handler;
+                    let ctx = calls.dispatching(request);
+                    let cancel = ctx.cancel.clone();
+                    let future = dispatch::launch(handler, ctx, self.isolation);
+                    calls.running.push(Launched {
+                        call,
+                        cancel,
+                        future,
+                    });
                 }
             }
         }
+        Next::Again
     }
+}
+
+/// What the drive loop awaits next ([`Runner::answer`]).
+enum Next {
+    /// Poll the envelope again.
+    Again,
+    /// Yield to the executor, then poll again.
+    Pause,
+    /// Write this record, then acknowledge it.
+    Journal(Box<crate::journal::JournalRecord>),
+    /// Wait for a call, a decision, the host's cancellation or the deadline.
+    Wait(Option<Instant>),
+    /// The run is over.
+    Settled(Box<Outcome>),
+}
+
+/// What ended a wait, in the order [`RunState::poll_wait`] looks (the host's cancellation
+/// first).
+enum Woke {
+    Cancelled,
+    Decision(Arc<str>, Decision),
+    Ended(usize, ChildEnd),
+    Deadline,
 }
 
 /// What one run holds while it is driven (one allocation, see [`Runner::drive`]).
@@ -627,124 +484,104 @@ struct RunState {
     envelope: Envelope,
     /// The host's token, if it made one.
     cancel: Option<CancelToken>,
+    /// Its cancellation, registered on the first wait that could not end at once and kept
+    /// for the run's later waits.
+    cancelled: Option<Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
+    /// The timer of the envelope's next deadline, made on the first wait that could not
+    /// end at once and reset for later ones (a run whose calls all answer at once has
+    /// none).
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
     progress: Option<Arc<dyn ProgressSink>>,
     policy: Arc<dyn PermissionPolicy>,
     calls: Calls,
     journal: JournalGuard,
 }
 
+impl RunState {
+    /// Polls what a wait races, in order: the host's cancellation, a pending permission
+    /// decision, a call's end, then the deadline (only when nothing else is ready).
+    fn poll_wait(&mut self, cx: &mut Context<'_>, deadline: Option<Instant>) -> Poll<Woke> {
+        if let Some(token) = &self.cancel {
+            let cancelled = self
+                .cancelled
+                .get_or_insert_with(|| Box::pin(token.clone().cancelled_owned()));
+            if cancelled.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Woke::Cancelled);
+            }
+        }
+        if let Some(asking) = self.calls.asking.as_mut()
+            && let Poll::Ready(Some((id, decision))) = asking.deciding.poll_next(cx)
+        {
+            return Poll::Ready(Woke::Decision(id, decision));
+        }
+        if let Poll::Ready(Some((call, end))) = self.calls.running.poll_next(cx) {
+            return Poll::Ready(Woke::Ended(call, end));
+        }
+        let Some(deadline) = deadline.map(tokio::time::Instant::from_std) else {
+            return Poll::Pending;
+        };
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if timer.deadline() != deadline {
+            timer.as_mut().reset(deadline);
+        }
+        timer.as_mut().poll(cx).map(|()| Woke::Deadline)
+    }
+
+    /// Feeds what ended a wait to the envelope; whether it was a call's end.
+    fn woke(&mut self, woke: Woke) -> bool {
+        let envelope = &mut self.envelope;
+        match woke {
+            Woke::Cancelled => envelope.cancel(),
+            Woke::Decision(id, decision) => {
+                envelope.advance(Instant::now());
+                // A decision for a call the envelope abandoned is refused; fine.
+                let _ = match decision {
+                    Decision::Allow => envelope.allow(&id),
+                    Decision::Deny(reason) => envelope.deny(&id, reason),
+                };
+            }
+            Woke::Ended(call, end) => {
+                envelope.advance(Instant::now());
+                // An answer for a call that timed out meanwhile is refused.
+                let _ = match end {
+                    ChildEnd::Finished(result) => envelope.complete_at(call, result),
+                    ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
+                    ChildEnd::Cancelled => Ok(()),
+                };
+                report(envelope, self.progress.as_ref());
+                return true;
+            }
+            Woke::Deadline => {}
+        }
+        false
+    }
+
+    /// Acknowledges a journal record the store took (`written`) or refused; a written
+    /// `running` record is kept for [`JournalGuard`].
+    fn journal_written(&mut self, record: Box<crate::journal::JournalRecord>, written: bool) {
+        self.journal.running =
+            (written && record.state == crate::journal::JournalState::Running).then_some(record);
+        // The envelope asked for this record, so the acknowledgement fits.
+        let _ = self.envelope.journal_written(written);
+    }
+}
+
 /// A dispatched call: its index in the envelope, its token and the handler's future.
 struct Launched {
     call: usize,
     cancel: CancelToken,
-    future: BoxFuture<ChildEnd>,
+    future: dispatch::Running,
 }
 
 impl Future for Launched {
     type Output = (usize, ChildEnd);
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let end = std::task::ready!(self.future.as_mut().poll(cx));
+        let cancelled = self.cancel.is_cancelled();
+        let end = std::task::ready!(self.future.poll_end(cx, cancelled));
         Poll::Ready((self.call, end))
-    }
-}
-
-/// How many futures [`InFlight`] keeps in a plain vector (all polled on every wake-up)
-/// before it moves them to a `FuturesUnordered` (which polls only the woken ones but
-/// allocates a task per future).
-const FEW: usize = 8;
-
-/// Futures in flight: none, a lone one polled in place (no allocation of its own), a few
-/// in one vector, or a set that polls only the woken ones.
-#[derive(Default)]
-enum InFlight<F> {
-    #[default]
-    Idle,
-    One(F),
-    Few(Vec<Option<F>>),
-    Many(FuturesUnordered<F>),
-}
-
-impl<F: Future + Unpin> InFlight<F> {
-    fn push(&mut self, future: F) {
-        *self = match std::mem::take(self) {
-            InFlight::Idle => InFlight::One(future),
-            InFlight::One(first) => {
-                let mut few = Vec::with_capacity(4);
-                few.push(Some(first));
-                few.push(Some(future));
-                InFlight::Few(few)
-            }
-            InFlight::Few(mut few) => {
-                if let Some(free) = few.iter_mut().find(|slot| slot.is_none()) {
-                    *free = Some(future);
-                    InFlight::Few(few)
-                } else if few.len() < FEW {
-                    few.push(Some(future));
-                    InFlight::Few(few)
-                } else {
-                    let set: FuturesUnordered<F> = few.into_iter().flatten().collect();
-                    set.push(future);
-                    InFlight::Many(set)
-                }
-            }
-            InFlight::Many(set) => {
-                set.push(future);
-                InFlight::Many(set)
-            }
-        };
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &F> {
-        let (one, few, many) = match self {
-            InFlight::Idle => (None, None, None),
-            InFlight::One(future) => (Some(future), None, None),
-            InFlight::Few(few) => (None, Some(few.iter().flatten()), None),
-            InFlight::Many(set) => (None, None, Some(set.iter())),
-        };
-        one.into_iter()
-            .chain(few.into_iter().flatten())
-            .chain(many.into_iter().flatten())
-    }
-
-    /// The next output; `None` when nothing is in flight.
-    fn next(&mut self) -> impl Future<Output = Option<F::Output>> + '_ {
-        std::future::poll_fn(move |cx| self.poll_next(cx))
-    }
-
-    /// Polls for the next output; `None` when nothing is in flight.
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<F::Output>> {
-        let output = match self {
-            InFlight::Idle => return Poll::Ready(None),
-            InFlight::One(future) => std::task::ready!(Pin::new(future).poll(cx)),
-            InFlight::Few(few) => {
-                let mut pending = false;
-                for slot in few.iter_mut() {
-                    let Some(future) = slot else { continue };
-                    if let Poll::Ready(output) = Pin::new(future).poll(cx) {
-                        *slot = None;
-                        return Poll::Ready(Some(output));
-                    }
-                    pending = true;
-                }
-                if pending {
-                    return Poll::Pending;
-                }
-                *self = InFlight::Idle;
-                return Poll::Ready(None);
-            }
-            InFlight::Many(set) => match std::task::ready!(set.poll_next_unpin(cx)) {
-                Some(output) => output,
-                None => {
-                    *self = InFlight::Idle;
-                    return Poll::Ready(None);
-                }
-            },
-        };
-        if matches!(self, InFlight::One(_)) {
-            *self = InFlight::Idle;
-        }
-        Poll::Ready(Some(output))
     }
 }
 
@@ -753,16 +590,6 @@ struct Asking {
     /// Calls whose permission is being decided, with their tokens.
     asked: Vec<(Arc<str>, CancelToken)>,
     deciding: InFlight<BoxFuture<(Arc<str>, Decision)>>,
-}
-
-/// The next decision of a policy that did not answer at once; `None` when none is pending.
-fn next_decision(
-    asking: &mut Option<Box<Asking>>,
-) -> impl Future<Output = Option<(Arc<str>, Decision)>> + '_ {
-    std::future::poll_fn(move |cx| match asking {
-        Some(asking) => asking.deciding.poll_next(cx),
-        None => Poll::Ready(None),
-    })
 }
 
 /// The calls the driver holds for one run.
@@ -836,6 +663,8 @@ impl Calls {
                 launched.cancel.cancel();
             }
         }
+        // An inline call is not woken by its token: the next poll must reach it.
+        self.running.requeue();
     }
 
     fn cancel_all(&mut self) {
@@ -847,6 +676,7 @@ impl Calls {
         for launched in self.running.iter() {
             launched.cancel.cancel();
         }
+        self.running.requeue();
     }
 }
 
