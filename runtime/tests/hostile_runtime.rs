@@ -26,6 +26,8 @@ struct Probes {
     /// Echo calls in flight now, and the most ever seen at once.
     in_flight: AtomicU64,
     peak: AtomicU64,
+    /// Echo calls that have answered.
+    echoed: AtomicU64,
     /// The cancellation tokens handed to Hang and Slow calls.
     tokens: Mutex<Vec<CancelToken>>,
     /// xorshift state for Echo's random sleeps.
@@ -96,6 +98,7 @@ fn registry(probes: &Arc<Probes>) -> Arc<Registry> {
                         ms => tokio::time::sleep(Duration::from_millis(ms)).await,
                     }
                     p.in_flight.fetch_sub(1, Ordering::SeqCst);
+                    p.echoed.fetch_add(1, Ordering::SeqCst);
                     let value = request.arguments["value"].as_str().unwrap_or("").to_owned();
                     ToolResult::text(value.clone()).with_note(value)
                 }
@@ -191,6 +194,18 @@ fn cancel_after(token: &CancelToken, ms: u64) {
     });
 }
 
+/// Cancels `token` as soon as an Echo call has answered: a test that wants the Echo among
+/// its siblings to succeed does not race a fixed timer against a loaded machine.
+fn cancel_once_echoed(token: &CancelToken, probes: &Arc<Probes>) {
+    let (token, probes) = (token.clone(), probes.clone());
+    tokio::spawn(async move {
+        while probes.echoed.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        token.cancel();
+    });
+}
+
 #[tokio::test]
 async fn a_hanging_tool_times_out_and_an_interrupt_cancels_its_siblings() {
     let probes = Arc::new(Probes::default());
@@ -220,7 +235,7 @@ async fn a_hanging_tool_times_out_and_an_interrupt_cancels_its_siblings() {
     // Without a timeout, interrupting the run cancels and drops every sibling in flight.
     let probes = Arc::new(Probes::default());
     let options = opts("i");
-    cancel_after(options.cancel_token(), 20);
+    cancel_once_echoed(options.cancel_token(), &probes);
     let started = Instant::now();
     let outcome = runner(&probes, Limits::default())
         .run(
