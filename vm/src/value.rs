@@ -17,12 +17,16 @@
 //! closure 8. Every visited item, including the nil that ends a list, is one node.
 //!
 //! Dropping a long or deep list never recurses on the host stack: [`Cons`] and [`Vector`]
-//! unlink their children iteratively.
+//! unlink their children iteratively (the `pool` module, which also keeps each thread's
+//! recycled cons allocations).
 
 use crate::symbol::Symbol;
 use num_bigint::BigInt;
-use std::cell::RefCell;
+pub use pool::release_closure;
+use pool::{closure_allocation, recycle_one, recycled_cons};
 use std::sync::Arc;
+
+mod pool;
 
 /// A guest value.
 #[derive(Debug, Clone, Default)]
@@ -234,6 +238,13 @@ impl Value {
             },
             None => Value::Cons(Arc::new(cell)),
         }
+    }
+
+    /// A closure of function `function` capturing `captures`, in a recycled allocation
+    /// when this thread has one.
+    #[must_use]
+    pub fn closure(function: u32, captures: Captures) -> Value {
+        Value::Closure(closure_allocation(Closure { function, captures }))
     }
 
     /// A vector of `items`.
@@ -514,171 +525,6 @@ fn decimal_len(n: i64) -> u64 {
     sign + guess + 1 - below
 }
 
-/// The most cons allocations one thread keeps for reuse: 4.5 MiB of 72-byte cells, enough
-/// for a run that drops a few lists of ten thousand elements to build them again without
-/// `malloc` (list workload: 27.59 M instructions at 16 384 cells, 21.67 M at this cap).
-const CONS_POOL_CAP: usize = 65_536;
-
-thread_local! {
-    /// Cons allocations released by [`Cons`]'s iterative drop, each unique (one strong
-    /// reference, no weak one) and holding `nil` car and cdr, for [`Value::cons`] to reuse
-    /// instead of a `malloc`/`free` pair. Guest budgets are unaffected: a cons is charged
-    /// when it is made, whether its memory is fresh or recycled.
-    static CONS_POOL: RefCell<Vec<Arc<Cons>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A recycled cons allocation, if this thread has one.
-#[inline]
-fn recycled_cons() -> Option<Arc<Cons>> {
-    CONS_POOL
-        .try_with(|pool| pool.try_borrow_mut().ok().and_then(|mut pool| pool.pop()))
-        .ok()
-        .flatten()
-}
-
-/// Keeps the emptied, unique cons allocation `cell` in `pool` for reuse, or frees it when
-/// there is no pool (this thread is exiting or already in one) or it is full.
-#[inline]
-fn recycle(cell: Arc<Cons>, pool: &mut Option<std::cell::RefMut<'_, Vec<Arc<Cons>>>>) {
-    match pool {
-        // The pool grows by doubling, so its capacity never passes the (power of two) cap.
-        Some(pool) if pool.len() < CONS_POOL_CAP => pool.push(cell),
-        // `cell`'s fields are nil, so its drop is O(1) and touches no pool.
-        _ => drop(cell),
-    }
-}
-
-/// Keeps one emptied, unique cons allocation for reuse (see [`recycle`]).
-#[inline]
-fn recycle_one(cell: Arc<Cons>) {
-    let mut cell = Some(cell);
-    let _ = CONS_POOL.try_with(|pool| {
-        if let Some(cell) = cell.take() {
-            recycle(cell, &mut pool.try_borrow_mut().ok());
-        }
-    });
-    // The thread is exiting: `cell`, if still here, is freed in O(1).
-    drop(cell);
-}
-
-/// Moves `value` onto `stack` if dropping it would free an aggregate with children, so the
-/// children are released by the loop in [`drop_iteratively`] instead of by recursion.
-fn defer(value: Value, stack: &mut Vec<Value>) {
-    match &value {
-        Value::Cons(c) if Arc::strong_count(c) == 1 => stack.push(value),
-        Value::Vector(v) if Arc::strong_count(v) == 1 && !v.items.is_empty() => stack.push(value),
-        _ => drop(value),
-    }
-}
-
-fn drop_iteratively(mut stack: Vec<Value>) {
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Cons(c) => {
-                if let Some(mut cell) = Arc::into_inner(c) {
-                    defer(std::mem::take(&mut cell.car), &mut stack);
-                    defer(std::mem::take(&mut cell.cdr), &mut stack);
-                }
-            }
-            Value::Vector(v) => {
-                if let Some(mut vector) = Arc::into_inner(v) {
-                    for item in std::mem::take(&mut vector.items) {
-                        defer(item, &mut stack);
-                    }
-                }
-            }
-            other => drop(other),
-        }
-    }
-}
-
-/// Whether dropping `value` may free an aggregate with children.
-#[inline(always)]
-fn is_branch(value: &Value) -> bool {
-    matches!(value, Value::Cons(_) | Value::Vector(_))
-}
-
-impl Drop for Cons {
-    /// Unlinks the cdr chain in a loop (no allocation for a list of atoms); only cars that
-    /// are themselves aggregates go on the explicit stack of [`drop_iteratively`].
-    fn drop(&mut self) {
-        if !is_branch(&self.car) && !is_branch(&self.cdr) {
-            return;
-        }
-        let mut stack = Vec::new();
-        if is_branch(&self.car) {
-            defer(std::mem::take(&mut self.car), &mut stack);
-        }
-        let mut next = Some(std::mem::take(&mut self.cdr));
-        // One borrow of this thread's pool for the whole chain (none inside a drop that
-        // already holds it: then cells are simply freed).
-        let _ = CONS_POOL.try_with(|pool| {
-            if let Some(next) = next.take() {
-                unlink(next, &mut stack, pool.try_borrow_mut().ok());
-            }
-        });
-        // The thread is exiting and its pool is gone: still iterative, nothing kept.
-        if let Some(next) = next {
-            unlink(next, &mut stack, None);
-        }
-        if !stack.is_empty() {
-            drop_iteratively(stack);
-        }
-    }
-}
-
-/// Unlinks the cdr chain starting at `next` in a loop: each uniquely owned cell is emptied
-/// (aggregate cars deferred to `stack`) and recycled into `pool`; the walk stops at the
-/// first shared cell, whose other owners keep the rest alive.
-fn unlink(
-    mut next: Value,
-    stack: &mut Vec<Value>,
-    mut pool: Option<std::cell::RefMut<'_, Vec<Arc<Cons>>>>,
-) {
-    loop {
-        match next {
-            Value::Cons(mut c) => match Arc::get_mut(&mut c) {
-                Some(cell) => {
-                    let car = std::mem::take(&mut cell.car);
-                    if is_branch(&car) {
-                        defer(car, stack);
-                    } else if car.is_immediate() {
-                        std::mem::forget(car);
-                    } else {
-                        drop(car);
-                    }
-                    next = std::mem::take(&mut cell.cdr);
-                    // The cell now holds nil twice: reused, or freed in O(1).
-                    recycle(c, &mut pool);
-                }
-                None => break,
-            },
-            Value::Vector(_) => {
-                defer(next, stack);
-                break;
-            }
-            _ => break,
-        }
-    }
-}
-
-impl Drop for Vector {
-    fn drop(&mut self) {
-        if self
-            .items
-            .iter()
-            .all(|v| !matches!(v, Value::Cons(_) | Value::Vector(_)))
-        {
-            return;
-        }
-        let mut stack = Vec::new();
-        for item in std::mem::take(&mut self.items) {
-            defer(item, &mut stack);
-        }
-        drop_iteratively(stack);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -738,31 +584,6 @@ mod tests {
         assert_eq!(x.weight().nodes, Weight::MAX_COUNT);
     }
 
-    #[test]
-    fn dropped_cells_are_recycled_with_fresh_fields_and_weights() {
-        let pooled = || CONS_POOL.with(|pool| pool.borrow().len());
-        let list = Value::list((0..100).map(Value::Int));
-        let after_build = pooled();
-        drop(list);
-        // The head cell is freed by its `Arc`; the 99 after it are kept.
-        assert_eq!(pooled(), after_build + 99);
-        let again = Value::list([Value::string("ab"), Value::Int(-7)]);
-        assert_eq!(pooled(), after_build + 97);
-        // two conses + "ab" + "-7"; nodes: two conses, two atoms, the final nil
-        assert_eq!(
-            again.weight(),
-            Weight {
-                bytes: 6,
-                nodes: 5,
-                has_closure: false
-            }
-        );
-        let items: Vec<&Value> = again.iter().collect();
-        assert_eq!(items.first().and_then(|v| v.as_str()), Some("ab"));
-        assert!(matches!(items.get(1), Some(Value::Int(-7))));
-        assert_eq!(items.len(), 2);
-    }
-
     /// The elements and the weight of every suffix, to compare a reuse with a fresh copy.
     fn shape(list: &Value) -> Vec<(i64, Weight)> {
         let mut out = Vec::new();
@@ -816,7 +637,7 @@ mod tests {
 
     #[test]
     fn step_to_cdr_recycles_only_cells_nothing_else_holds() {
-        let pooled = || CONS_POOL.with(|pool| pool.borrow().len());
+        let pooled = pool::pooled_conses;
         let mut rest = Value::list([Value::string("a"), Value::Int(2), Value::Int(3)]);
         let kept = match &rest {
             Value::Cons(c) => c.cdr().clone(),
@@ -837,32 +658,5 @@ mod tests {
         let mut atom = Value::Int(1);
         assert!(!Value::step_to_cdr(&mut atom));
         assert!(matches!(atom, Value::Int(1)));
-    }
-
-    #[test]
-    fn long_and_deep_structures_drop_without_recursion() {
-        // Run on a small stack so a recursive drop would overflow.
-        std::thread::Builder::new()
-            .stack_size(64 * 1024)
-            .spawn(|| {
-                let mut long = Value::Nil;
-                for i in 0..1_000_000 {
-                    long = Value::cons(Value::Int(i), long);
-                }
-                drop(long);
-                let mut deep = Value::Nil;
-                for _ in 0..1_000_000 {
-                    deep = Value::list([deep]);
-                }
-                drop(deep);
-                let mut nested = Value::Nil;
-                for _ in 0..100_000 {
-                    nested = Value::vector(vec![nested]);
-                }
-                drop(nested);
-            })
-            .unwrap()
-            .join()
-            .unwrap();
     }
 }

@@ -77,10 +77,7 @@ impl Machine {
             captures.push(u32::try_from(index).map_err(|_| internal("cell index"))?);
         }
         self.charge_retained(crate::heap::closure(captures.len() as u64))?;
-        Ok(Value::Closure(Arc::new(Closure {
-            function: u32::from(func),
-            captures,
-        })))
+        Ok(Value::closure(u32::from(func), captures))
     }
 
     /// The fuel countdown left after a primitive or the general path charged work beyond

@@ -140,7 +140,9 @@ impl FrameStack {
         let [caller, top] = self.slots.get_mut(depth.checked_sub(1)?..=depth)? else {
             return None;
         };
-        drop(top.closure.take());
+        if let Some(closure) = top.closure.take() {
+            crate::value::release_closure(closure);
+        }
         let out = (top.ret, caller.func, caller.pc, caller.base);
         self.depth = depth;
         Some(out)
