@@ -415,14 +415,13 @@ fn run(
         }
         outcome
     });
-    // A handler thread stuck in a blocking call was abandoned by the run; do not wait for it.
-    runtime.shutdown_background();
     print_outcome(&outcome, common.format);
-    Ok(if outcome.is_completed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    // The run has settled and its output is flushed (`emit`): all that is left is freeing
+    // memory and tearing down the runtime, which the process end does for nothing. So the
+    // process ends here, without dropping the runner, its registry, the outcome or the
+    // runtime (whose blocking pool may hold a handler thread stuck in a blocking call that the
+    // run abandoned: it is not waited for), nor unwinding the CLI thread.
+    std::process::exit(i32::from(!outcome.is_completed()))
 }
 
 /// `, 3/5 calls done, 2 running, 1 awaiting permission` for the terminal status line.

@@ -1,0 +1,117 @@
+//! The parameters of `ptc serve`'s requests, decoded from the host's untrusted JSON: the
+//! `initialize` handshake, a request's roster (`tools`, MCP Tool objects, each declared
+//! with no in-process handler), its budgets (`limits`), its script (`expression`), and the
+//! `check` method, which needs nothing else.
+//!
+//! Invariant: a malformed parameter is a [`Refusal`] (`INVALID_PARAMS` and a message for
+//! the host), never a panic.
+
+use super::{INVALID_PARAMS, PROTOCOL_VERSION};
+use ptc_runtime::{Registry, ToolContract};
+use ptc_vm::Limits;
+use serde_json::{Value as Json, json};
+
+/// A refused request: the JSON-RPC error code and message.
+pub(super) type Refusal = (i64, String);
+
+pub(super) fn initialize(params: &Json) -> Result<Json, Refusal> {
+    match params.get("protocolVersion") {
+        None | Some(Json::Null) => {}
+        Some(Json::String(version)) if version == PROTOCOL_VERSION => {}
+        Some(other) => {
+            return Err((
+                INVALID_PARAMS,
+                format!(
+                    "unsupported protocol version {other}; this engine speaks \"{PROTOCOL_VERSION}\""
+                ),
+            ));
+        }
+    }
+    Ok(json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "engine": {"name": "ptc", "version": env!("CARGO_PKG_VERSION")},
+        "limits": Limits::default(),
+    }))
+}
+
+/// The roster of `params.tools` (MCP Tool objects plus an optional `standalone` flag).
+pub(super) fn registry(params: &Json) -> Result<Registry, Refusal> {
+    let bad = |message: String| (INVALID_PARAMS, message);
+    let tools = match params.get("tools") {
+        None | Some(Json::Null) => &Vec::new(),
+        Some(Json::Array(tools)) => tools,
+        Some(_) => return Err(bad("`tools` must be an array of MCP Tool objects".into())),
+    };
+    let mut registry = Registry::new();
+    for (index, tool) in tools.iter().enumerate() {
+        let Some(name) = tool.get("name").and_then(Json::as_str) else {
+            return Err(bad(format!("tools[{index}] has no string `name`")));
+        };
+        let description = tool
+            .get("description")
+            .and_then(Json::as_str)
+            .unwrap_or_default();
+        let schema = tool
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "object"}));
+        let standalone = tool
+            .get("standalone")
+            .and_then(Json::as_bool)
+            .unwrap_or(false);
+        let contract = ToolContract::new(name, description, schema).standalone(standalone);
+        registry
+            .declare(contract)
+            .map_err(|error| bad(format!("tools[{index}]: {error}")))?;
+    }
+    Ok(registry)
+}
+
+/// `params.limits` over the defaults: `{"KEY": value}` with the CLI's keys and values.
+pub(super) fn limits(params: &Json) -> Result<Limits, Refusal> {
+    let mut limits = Limits::default();
+    match params.get("limits") {
+        None | Some(Json::Null) => {}
+        Some(Json::Object(pairs)) => {
+            for (key, value) in pairs {
+                let text = match value {
+                    Json::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                limits
+                    .set(key, &text)
+                    .map_err(|error| (INVALID_PARAMS, format!("limits: {error}")))?;
+            }
+        }
+        Some(_) => {
+            return Err((
+                INVALID_PARAMS,
+                "`limits` must be an object of budget keys".into(),
+            ));
+        }
+    }
+    Ok(limits)
+}
+
+pub(super) fn expression(params: &Json) -> Result<&str, Refusal> {
+    params
+        .get("expression")
+        .and_then(Json::as_str)
+        .ok_or_else(|| (INVALID_PARAMS, "`expression` must be a string".to_owned()))
+}
+
+pub(super) fn check(params: &Json) -> Result<Json, Refusal> {
+    let source = expression(params)?;
+    let registry = registry(params)?;
+    let limits = limits(params)?;
+    let diagnostics = ptc_compiler::check(source, &registry.roster(), &limits);
+    let items: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            json!({"kind": d.kind, "code": d.code, "message": d.message,
+                   "span": {"start": d.span.start, "end": d.span.end},
+                   "suggestions": d.notes})
+        })
+        .collect();
+    Ok(json!({"ok": diagnostics.is_empty(), "diagnostics": items}))
+}
