@@ -185,6 +185,16 @@ fn statuses(outcome: &ptc_runtime::Outcome) -> Vec<Status> {
     outcome.calls.iter().map(|c| c.status).collect()
 }
 
+/// Whether every cancellation token handed to a Hang or Slow call has been cancelled.
+fn every_token_cancelled(probes: &Probes) -> bool {
+    probes
+        .tokens
+        .lock()
+        .unwrap()
+        .iter()
+        .all(CancelToken::is_cancelled)
+}
+
 /// Cancels `token` after `ms` milliseconds.
 fn cancel_after(token: &CancelToken, ms: u64) {
     let token = token.clone();
@@ -222,14 +232,7 @@ async fn a_hanging_tool_times_out_and_an_interrupt_cancels_its_siblings() {
         "((:error \"Error: Hang timed out after 20 ms\") \"after\")"
     );
     assert_eq!(statuses(&outcome), [Status::Error, Status::Success]);
-    assert!(
-        probes
-            .tokens
-            .lock()
-            .unwrap()
-            .iter()
-            .all(CancelToken::is_cancelled)
-    );
+    assert!(every_token_cancelled(&probes));
     assert_eq!(probes.dropped.load(Ordering::SeqCst), 1);
 
     // Without a timeout, interrupting the run cancels and drops every sibling in flight.
@@ -360,14 +363,7 @@ async fn inline_handlers_end_at_timeouts_and_cancellation_in_every_batch_size() 
         assert!(started.elapsed() < Duration::from_secs(2), "{hangs}");
         assert_eq!(statuses(&outcome), vec![Status::Cancelled; hangs]);
         assert_eq!(probes.dropped.load(Ordering::SeqCst), hangs as u64);
-        assert!(
-            probes
-                .tokens
-                .lock()
-                .unwrap()
-                .iter()
-                .all(CancelToken::is_cancelled)
-        );
+        assert!(every_token_cancelled(&probes));
     }
 }
 
