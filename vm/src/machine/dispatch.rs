@@ -12,10 +12,10 @@ use super::calls::{PrimRun, call_primitive, fast_operands};
 use super::regs::{Cursor, Window};
 use super::{Machine, State, internal};
 use crate::error::Result;
-use crate::isa::{Op, Reg};
+use crate::isa::Op;
 use crate::program::{Function, Program};
 use crate::step::Step;
-use crate::value::{Closure, Value};
+use crate::value::Value;
 use std::sync::Arc;
 
 impl Machine {
@@ -240,16 +240,18 @@ impl Machine {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_mul(b)
                         && fits(n)
+                        && let Some(slot) = win.int_slot(dst)
                     {
-                        win.set_int(dst, n);
+                        *slot = n;
                         continue;
                     }
                 }
                 Op::Rem { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_rem(b)
+                        && let Some(slot) = win.int_slot(dst)
                     {
-                        win.set_int(dst, n);
+                        *slot = n;
                         continue;
                     }
                 }
@@ -273,12 +275,20 @@ impl Machine {
                         continue;
                     }
                 }
+                // The arithmetic fast paths below store into a destination that already
+                // holds a fixnum (`Window::int_slot`, one payload word; anything else takes
+                // the general path). Written so, LLVM keeps the loop's cursor and window in
+                // the registers `loop` needs (callgrind: with `set_int` here the sum took
+                // the window's register and `ADD` gained moves, +1-2 M on `loop`). `ADDI`
+                // keeps `set_int`: with `int_slot` its code equals `ADD`'s and LLVM merges
+                // the two tails behind a jump (+1 M on `loop`).
                 Op::Add { dst, lhs, rhs } => {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_add(b)
                         && fits(n)
+                        && let Some(slot) = win.int_slot(dst)
                     {
-                        win.set_int(dst, n);
+                        *slot = n;
                         continue;
                     }
                 }
@@ -286,8 +296,9 @@ impl Machine {
                     if let Some((a, b)) = win.ints(lhs, rhs)
                         && let Some(n) = a.checked_sub(b)
                         && fits(n)
+                        && let Some(slot) = win.int_slot(dst)
                     {
-                        win.set_int(dst, n);
+                        *slot = n;
                         continue;
                     }
                 }
@@ -311,24 +322,34 @@ impl Machine {
                         continue;
                     }
                 }
+                // A call of a script function taking exactly `argc` parameters, at a depth
+                // reached before and within the register file (`FrameStack::call`,
+                // `Window::call`): the arguments are copied into the callee's window just
+                // past the caller's and its frame is written into a kept slot. A new depth
+                // or a short file takes the general path, which checks the stack budget and
+                // grows both (once per depth).
                 Op::CallFn {
                     dst,
                     func: callee_index,
                     args,
                     argc,
                 } => {
-                    let call = CallSite {
-                        dst,
-                        callee: callee_index.as_usize(),
-                        args,
-                        argc,
-                    };
-                    if let Some((callee, window)) =
-                        self.push_call(program, regs, func, code.pc(&func.code), call, None)
+                    if let Some(callee) = program.functions.get(callee_index.as_usize())
+                        && callee.optional == 0
+                        && !callee.rest
+                        && argc == callee.required
+                        && self.frames.call(
+                            code.pc(&func.code),
+                            callee_index.as_usize(),
+                            func.registers,
+                            dst.as_usize(),
+                            None,
+                            #[inline(always)]
+                            || win.call(func.registers, args, argc, callee.registers),
+                        )
                     {
                         func = callee;
                         code = enter!(func, 0);
-                        win = window;
                         continue;
                     }
                 }
@@ -340,20 +361,25 @@ impl Machine {
                     args,
                     argc,
                 } => {
-                    if let Value::Closure(closure) = win.get(callee) {
-                        let call = CallSite {
-                            dst,
-                            callee: closure.function as usize,
-                            args,
-                            argc,
-                        };
+                    if let Value::Closure(closure) = win.get(callee)
+                        && let Some(target) = program.functions.get(closure.function as usize)
+                        && target.optional == 0
+                        && !target.rest
+                        && argc == target.required
+                    {
+                        let index = closure.function as usize;
                         let closure = Some(Arc::clone(closure));
-                        if let Some((callee, window)) =
-                            self.push_call(program, regs, func, code.pc(&func.code), call, closure)
-                        {
-                            func = callee;
+                        if self.frames.call(
+                            code.pc(&func.code),
+                            index,
+                            func.registers,
+                            dst.as_usize(),
+                            closure,
+                            #[inline(always)]
+                            || win.call(func.registers, args, argc, target.registers),
+                        ) {
+                            func = target;
                             code = enter!(func, 0);
-                            win = window;
                             continue;
                         }
                     }
@@ -531,56 +557,6 @@ impl Machine {
         Ok(Step::Done(value))
     }
 
-    /// The fast path of `CALL` (and of `CALLV` on a closure) for an exact-arity call of a
-    /// script function: copies the arguments into the callee's window and pushes its
-    /// frame. `None` (nothing changed) sends the instruction to the general path. Inlined
-    /// into the loop: out of line, its prologue and epilogue were ~19 of its ~80
-    /// instructions per call (callgrind, fib25).
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn push_call<'p, 'r>(
-        &mut self,
-        program: &'p Program,
-        regs: &'r mut Vec<Value>,
-        func: &Function,
-        pc: usize,
-        call: CallSite,
-        closure: Option<Arc<Closure>>,
-    ) -> Option<(&'p Function, Window<'r>)> {
-        let callee = program.functions.get(call.callee)?;
-        let base = self.frames.last()?.base;
-        if callee.optional != 0
-            || callee.rest
-            || call.argc != callee.required
-            || (self.frames.len() as u64) >= self.limits.stack_depth
-        {
-            return None;
-        }
-        let new_base = base + usize::from(func.registers);
-        let needed = new_base + usize::from(callee.registers);
-        if regs.len() < needed {
-            regs.resize(needed, Value::Nil);
-        }
-        let start = base + call.args.as_usize();
-        let argc = usize::from(call.argc);
-        let (below, above) = regs.split_at_mut(new_base);
-        let window = above.get_mut(..usize::from(callee.registers))?;
-        let (source, target) = (below.get(start..start + argc)?, window.get_mut(..argc)?);
-        for (slot, value) in target.iter_mut().zip(source) {
-            // Integers (the common argument) are copied without the generic clone.
-            match value {
-                &Value::Int(n) => {
-                    put_int(std::slice::from_mut(slot), 0, n);
-                }
-                value => *slot = value.clone(),
-            }
-        }
-        let ret = base + call.dst.as_usize();
-        self.frames.enter(pc, call.callee, new_base, ret, closure);
-        let window = Window::over(window);
-        Some((callee, window))
-    }
-
     /// The fast path of `RETURN` to a guest caller: pops the frame and stores the value in
     /// the caller's destination. The caller's function, pc and base; `None` when the frame
     /// stack is inconsistent (a machine bug, reported as internal).
@@ -604,24 +580,6 @@ impl Machine {
         if let Some(top) = self.frames.last_mut() {
             top.pc = pc;
         }
-    }
-}
-
-/// Stores the integer `n` in absolute register `index`; false when out of range. When
-/// the register already holds an integer only its payload is written, which keeps the
-/// store a single word (no partial-then-wide store-forwarding stall).
-#[inline(always)]
-pub(super) fn put_int(regs: &mut [Value], index: usize, n: i64) -> bool {
-    match regs.get_mut(index) {
-        Some(Value::Int(slot)) => {
-            *slot = n;
-            true
-        }
-        Some(slot) => {
-            *slot = Value::Int(n);
-            true
-        }
-        None => false,
     }
 }
 
@@ -678,16 +636,6 @@ mod tests {
             }
         }
     }
-}
-
-/// The operands of a call instruction whose callee function is known.
-#[derive(Clone, Copy)]
-pub(super) struct CallSite {
-    dst: Reg,
-    /// Index of the callee in the program's function table.
-    callee: usize,
-    args: Reg,
-    argc: u8,
 }
 
 /// What to do after one instruction.

@@ -7,7 +7,10 @@
 //!
 //! Invariants: `depth <= slots.len()`; the frames are `slots[..depth]`; every slot at or
 //! above `depth` holds no closure (popping or truncating drops it), so a stale slot keeps
-//! nothing alive.
+//! nothing alive. Only `push` appends a slot, and every caller of `push` has checked the
+//! stack budget first (`calls.rs`, `enter` and `enter_direct`), so `slots.len()` never
+//! exceeds `max(1, stack_depth)`: the fast path of a call ([`FrameStack::call`]) uses only
+//! kept slots and needs no budget test of its own.
 
 use crate::value::Closure;
 use std::sync::Arc;
@@ -94,41 +97,45 @@ impl FrameStack {
         })
     }
 
-    /// Enters a call: saves `caller_pc` in the innermost frame (the caller) and pushes the
-    /// callee's frame, field by field into a kept slot when there is one.
+    /// A call's frame pushed into the kept slot at `depth` (the fast path of a call at a
+    /// depth reached before): saves `caller_pc` in the caller and writes the callee's frame
+    /// with its window just past the caller's `caller_registers` registers and its result
+    /// register `dst` of the caller's window, once `window()` (the callee's window and
+    /// arguments) has succeeded. False, changing nothing, when there is no kept slot (a new
+    /// depth: the general path checks the stack budget and appends) or `window()` fails.
+    /// Every slot was appended under the stack budget, so a kept slot is within it.
     #[inline(always)]
-    pub(super) fn enter(
+    pub(super) fn call(
         &mut self,
         caller_pc: usize,
         func: usize,
-        base: usize,
-        ret: usize,
+        caller_registers: u16,
+        dst: usize,
         closure: Option<Arc<Closure>>,
-    ) {
+        window: impl FnOnce() -> bool,
+    ) -> bool {
         let depth = self.depth;
-        if let Some(caller) = depth.checked_sub(1).and_then(|i| self.slots.get_mut(i)) {
-            caller.pc = caller_pc;
+        if depth == 0 || depth >= self.slots.len() {
+            return false;
         }
-        match self.slots.get_mut(depth) {
-            Some(slot) => {
-                slot.func = func;
-                slot.pc = 0;
-                slot.base = base;
-                slot.ret = ret;
-                // A kept slot holds no closure (the invariant); were it to hold one,
-                // forgetting it would only leak.
-                debug_assert!(slot.closure.is_none());
-                std::mem::forget(std::mem::replace(&mut slot.closure, closure));
-            }
-            None => self.slots.push(Frame {
-                func,
-                pc: 0,
-                base,
-                ret,
-                closure,
-            }),
+        let (below, above) = self.slots.split_at_mut(depth);
+        let (Some(caller), Some(slot)) = (below.last_mut(), above.first_mut()) else {
+            return false;
+        };
+        if !window() {
+            return false;
         }
+        caller.pc = caller_pc;
+        slot.func = func;
+        slot.pc = 0;
+        slot.base = caller.base + usize::from(caller_registers);
+        slot.ret = caller.base + dst;
+        // A kept slot holds no closure (the invariant); were it to hold one, forgetting
+        // it would only leak.
+        debug_assert!(slot.closure.is_none());
+        std::mem::forget(std::mem::replace(&mut slot.closure, closure));
         self.depth = depth + 1;
+        true
     }
 
     /// Leaves the innermost frame for its caller: drops the frame's closure and gives its
@@ -187,16 +194,28 @@ mod tests {
         assert_eq!(stack.len(), 1);
         assert_eq!(stack.last().map(|f| f.func), Some(0));
         stack.truncate(5);
-        stack.enter(40, 5, 6, 7, None);
+        // Three kept slots: the caller (base 2) and two above it.
+        assert!(stack.call(40, 5, 4, 3, None, || true));
         assert_eq!(stack.len(), 2);
-        assert_eq!(stack.leave(), Some((7, 0, 40, 2)));
+        assert_eq!(
+            stack.last().map(|f| (f.func, f.pc, f.base, f.ret)),
+            Some((5, 0, 6, 5))
+        );
+        assert_eq!(stack.leave(), Some((5, 0, 40, 2)));
         assert_eq!(stack.leave(), None);
         assert_eq!(stack.len(), 1);
-        stack.enter(41, 8, 9, 10, None);
-        stack.enter(42, 11, 12, 13, None);
-        assert_eq!(stack.last().map(|f| (f.func, f.pc)), Some((11, 0)));
-        assert_eq!(stack.leave(), Some((13, 8, 42, 9)));
-        assert_eq!(stack.leave(), Some((10, 0, 41, 2)));
+        assert!(stack.call(41, 8, 4, 1, None, || true));
+        // A failing window leaves the stack as it was.
+        assert!(!stack.call(99, 9, 1, 1, None, || false));
+        assert!(stack.call(42, 11, 7, 2, None, || true));
+        assert_eq!(
+            stack.last().map(|f| (f.func, f.pc, f.base)),
+            Some((11, 0, 13))
+        );
+        // No slot is kept at depth 3: a new depth is the general path's.
+        assert!(!stack.call(43, 12, 1, 1, None, || true));
+        assert_eq!(stack.leave(), Some((8, 8, 42, 6)));
+        assert_eq!(stack.leave(), Some((3, 0, 41, 2)));
         assert_eq!(stack.len(), 1);
         assert!(stack.pop().is_some());
         assert!(stack.is_empty());

@@ -20,6 +20,11 @@
 //! call path round 3"): the checked form costs a reload of the file's length and base and
 //! a compare-and-branch per operand.
 //!
+//! A window also keeps the end of the file, so a call makes its callee's window just past
+//! its own (`Window::call`) with one test (`ptr + len + registers <= end`) and copies the
+//! arguments across without further checks: the argument block lies in the caller's window
+//! (verified, as above) and the callee's registers past it, so the two never overlap.
+//!
 //! A [`Cursor`] points at the running function's next instruction. It is made once per
 //! frame entry from the function's code and a `pc`, checked then: `pc < code.len()`.
 //! Invariant relied on (`SAFETY` at `fetch` and `jump`): the last instruction of every
@@ -130,9 +135,14 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The registers `base .. base + len` of the register file, borrowed mutably.
+/// The registers `base .. base + len` of the register file, borrowed mutably, with the
+/// end of the file (`end >= ptr + len`), before which a call makes its callee's window.
+/// Only the pointers are kept in release builds (one loop value fewer for the dispatch
+/// loop's registers; the length is the running function's `registers`).
 pub(super) struct Window<'a> {
     ptr: *mut Value,
+    end: *mut Value,
+    #[cfg(debug_assertions)]
     len: usize,
     file: PhantomData<&'a mut [Value]>,
 }
@@ -141,27 +151,73 @@ impl<'a> Window<'a> {
     /// The window of `registers` registers at `base`; `None` when the file is too short.
     #[inline(always)]
     pub(super) fn new(regs: &'a mut [Value], base: usize, registers: u16) -> Option<Window<'a>> {
-        let window = regs.get_mut(base..base.checked_add(usize::from(registers))?)?;
+        let rest = regs.get_mut(base..)?;
+        let end = rest.as_mut_ptr_range().end;
+        let window = rest.get_mut(..usize::from(registers))?;
         Some(Window {
             ptr: window.as_mut_ptr(),
+            end,
+            #[cfg(debug_assertions)]
             len: window.len(),
             file: PhantomData,
         })
     }
 
-    /// The window over all of `registers` (the callee's fresh window of a call).
+    /// Enters a call from the window of `len` registers (the running function's): copies
+    /// the argument block `args .. args + argc` into the first `argc` registers just past
+    /// the window, and moves the window to the `registers` registers there (the callee's
+    /// window, `len` past the caller's base). False, changing nothing, when the file holds
+    /// fewer than `registers` registers past the window (the general path grows it).
+    ///
+    /// `len` must be the window's length (the dispatch loop passes the registers of the
+    /// function the window was made for) and `argc <= registers` must hold: the callee's
+    /// parameters are exactly `argc` (the `CALL` and `CALLV` fast paths test it) and the
+    /// verifier proves every function's parameters fit its window (`verify.rs`).
     #[inline(always)]
-    pub(super) fn over(registers: &'a mut [Value]) -> Window<'a> {
-        Window {
-            ptr: registers.as_mut_ptr(),
-            len: registers.len(),
-            file: PhantomData,
+    pub(super) fn call(&mut self, len: u16, args: Reg, argc: u8, registers: u16) -> bool {
+        let (len, start, count) = (usize::from(len), args.as_usize(), usize::from(argc));
+        let registers = usize::from(registers);
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(len, self.len, "a call from a window of another function");
+        debug_assert!(start + count <= len, "block {start}+{count} of {len}");
+        debug_assert!(
+            count <= registers,
+            "{count} arguments for {registers} registers"
+        );
+        // `end >= ptr` (made so by `new`, kept by this move), so the distance is exact.
+        let room = (self.end.addr() - self.ptr.addr()) / std::mem::size_of::<Value>();
+        if room < len + registers {
+            return false;
         }
+        // SAFETY: the source `start .. start + count` lies within the window (the verified
+        // argument-block invariant, module doc, `len` being the window's length); the
+        // target `len .. len + count` lies within `len .. len + registers <= room`
+        // (tested above, `count <= registers` as stated), so both are in the exclusively
+        // borrowed file and do not overlap. The new window `len .. len + registers` is
+        // within `room` likewise, and the old one is given up (this borrow is its only
+        // user).
+        unsafe {
+            let target = self.ptr.add(len);
+            if count == 1 {
+                copy_argument(&*self.ptr.add(start), &mut *target);
+            } else {
+                for i in 0..count {
+                    copy_argument(&*self.ptr.add(start + i), &mut *target.add(i));
+                }
+            }
+            self.ptr = target;
+        }
+        #[cfg(debug_assertions)]
+        {
+            self.len = registers;
+        }
+        true
     }
 
     /// Register `r`. `r` must be an operand of the window's function (verified).
     #[inline(always)]
     pub(super) fn get(&self, r: Reg) -> &Value {
+        #[cfg(debug_assertions)]
         debug_assert!(r.as_usize() < self.len, "register {} of {}", r.0, self.len);
         // SAFETY: `r < len` by the verifier's register invariant (module doc), and
         // `ptr .. ptr + len` is the live, exclusively borrowed slice the window was made
@@ -172,6 +228,7 @@ impl<'a> Window<'a> {
     /// Register `r`, mutably. `r` must be an operand of the window's function (verified).
     #[inline(always)]
     pub(super) fn get_mut(&mut self, r: Reg) -> &mut Value {
+        #[cfg(debug_assertions)]
         debug_assert!(r.as_usize() < self.len, "register {} of {}", r.0, self.len);
         // SAFETY: as in `get`; the exclusive borrow of `self` makes this the only reference.
         unsafe { &mut *self.ptr.add(r.as_usize()) }
@@ -181,6 +238,7 @@ impl<'a> Window<'a> {
     #[inline(always)]
     pub(super) fn block(&self, args: Reg, argc: u8) -> &[Value] {
         let (start, count) = (args.as_usize(), usize::from(argc));
+        #[cfg(debug_assertions)]
         debug_assert!(
             start + count <= self.len,
             "block {start}+{count} of {}",
@@ -196,6 +254,16 @@ impl<'a> Window<'a> {
     pub(super) fn ints(&self, lhs: Reg, rhs: Reg) -> Option<(i64, i64)> {
         match (self.get(lhs), self.get(rhs)) {
             (Value::Int(a), Value::Int(b)) => Some((*a, *b)),
+            _ => None,
+        }
+    }
+
+    /// The payload of register `r` when it holds a fixnum, to overwrite in place (an
+    /// arithmetic fast path's destination; any other value takes the general path).
+    #[inline(always)]
+    pub(super) fn int_slot(&mut self, r: Reg) -> Option<&mut i64> {
+        match self.get_mut(r) {
+            Value::Int(slot) => Some(slot),
             _ => None,
         }
     }
@@ -218,6 +286,16 @@ impl<'a> Window<'a> {
         if old.is_immediate() {
             std::mem::forget(old);
         }
+    }
+}
+
+/// One argument into its parameter register: an integer (the common argument) without
+/// the generic clone, written as its payload alone when the register holds an integer.
+#[inline(always)]
+fn copy_argument(value: &Value, slot: &mut Value) {
+    match (value, slot) {
+        (&Value::Int(n), Value::Int(old)) => *old = n,
+        (value, slot) => *slot = value.clone(),
     }
 }
 
@@ -260,6 +338,31 @@ mod tests {
         assert_eq!(cursor.pc(&code), 1);
         assert!(Cursor::new(&code, 4).is_none());
         assert!(Cursor::new(&[], 0).is_none());
+    }
+
+    #[test]
+    fn a_call_copies_its_arguments_into_the_window_past_the_callers() {
+        // Caller window 1..4 (3 registers); callee of 3 registers at 4..7.
+        let mut regs = vec![Value::Nil; 8];
+        regs[5] = Value::Int(99);
+        regs[6] = Value::string("old");
+        regs[7] = Value::Int(1);
+        let mut window = Window::new(&mut regs, 1, 3).expect("window fits");
+        window.set_int(Reg(1), 4);
+        window.set(Reg(2), Value::string("s"));
+        // Four registers would end past the file: refused, nothing changed.
+        assert!(!window.call(3, Reg(1), 2, 5));
+        assert!(window.call(3, Reg(1), 2, 3));
+        assert_eq!(window.ints(Reg(0), Reg(0)), Some((4, 4)));
+        assert_eq!(window.get(Reg(1)).as_str(), Some("s"));
+        // A one-argument call from the callee's window onwards: 7..8 is the last register.
+        assert!(!window.call(3, Reg(0), 1, 2));
+        assert!(window.call(3, Reg(0), 1, 1));
+        assert!(matches!(window.get(Reg(0)), Value::Int(4)));
+        assert!(matches!(regs[4], Value::Int(4)));
+        assert_eq!(regs[5].as_str(), Some("s"));
+        assert_eq!(regs[6].as_str(), Some("old"));
+        assert!(matches!(regs[7], Value::Int(4)));
     }
 
     #[test]
