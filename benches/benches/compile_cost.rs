@@ -13,6 +13,8 @@
 //! cargo bench -p ptc-benches --bench compile_cost
 //! ```
 //!
+//! `-- --allocations` prints the allocation columns only (the µs column is then 0).
+//!
 //! Instruction counts: `valgrind --tool=callgrind --toggle-collect='*measure_compile*'
 //! target/release/deps/compile_cost-HASH --callgrind 1000`.
 
@@ -170,9 +172,11 @@ fn main() {
         "{:<28} {:>10} {:>12} {:>12}",
         "step", "µs", "allocations", "bytes"
     );
+    // `--allocations`: the exact allocation counts only, without the timed batches.
+    let timed = !arguments.iter().any(|a| a == "--allocations");
     let row = |name: &str, f: &mut dyn FnMut()| {
         let (count, bytes) = allocations(&mut *f);
-        let time = best(&mut *f);
+        let time = if timed { best(&mut *f) } else { Duration::ZERO };
         println!(
             "{name:<28} {:>10.2} {count:>12} {bytes:>12}",
             time.as_secs_f64() * 1e6

@@ -206,8 +206,6 @@ pub fn compile_with_inputs(
         &deadline,
     )?;
     deadline.check(span)?;
-    let tools: Vec<String> = effective.tools.iter().map(|t| t.name.clone()).collect();
-
     let mut macros = VmMacros::new(&definitions.items, limits, &effective.tools);
     macros.set_deadline(deadline);
     for definition in &definitions.items {
@@ -295,7 +293,7 @@ pub fn compile_with_inputs(
         macros: macro_names,
         body: &body,
         span,
-        tools,
+        tools: &effective.tools,
         inputs: input_symbols,
     };
     let program = lower::lower(input, &parse_params).map_err(|d| vec![d])?;

@@ -144,7 +144,7 @@ impl<'a> VmMacros<'a> {
             macros: Vec::new(),
             body: &body,
             span,
-            tools: self.tools.iter().map(|tool| tool.name.clone()).collect(),
+            tools: self.tools,
             inputs: Vec::new(),
         };
         let program = lower::lower(input, &parse_params)?;

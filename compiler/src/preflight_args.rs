@@ -119,6 +119,48 @@ fn quote(datum: &Sexp) -> Sexp {
 
 /// Judges the argument forms `args` of a call `form` of `tool`. With `open_tail`, more
 /// arguments of unknown shape follow `args` (an `apply` whose list is computed).
+/// How many keys of one call [`Seen`] holds without allocating (a tool call rarely has more).
+const INLINE_KEYS: usize = 8;
+
+/// The keys of one call seen so far, in order: inline up to [`INLINE_KEYS`], then on the heap.
+#[derive(Debug)]
+enum Seen<'a> {
+    Inline([&'a str; INLINE_KEYS], usize),
+    Heap(Vec<&'a str>),
+}
+
+impl Default for Seen<'_> {
+    fn default() -> Self {
+        Seen::Inline([""; INLINE_KEYS], 0)
+    }
+}
+
+impl<'a> Seen<'a> {
+    fn push(&mut self, key: &'a str) {
+        match self {
+            Seen::Inline(keys, len) if *len < INLINE_KEYS => {
+                if let Some(slot) = keys.get_mut(*len) {
+                    *slot = key;
+                }
+                *len += 1;
+            }
+            Seen::Inline(keys, _) => {
+                let mut all = keys.to_vec();
+                all.push(key);
+                *self = Seen::Heap(all);
+            }
+            Seen::Heap(keys) => keys.push(key),
+        }
+    }
+
+    fn keys(&self) -> &[&'a str] {
+        match self {
+            Seen::Inline(keys, len) => keys.get(..*len).unwrap_or_default(),
+            Seen::Heap(keys) => keys,
+        }
+    }
+}
+
 fn check_args(
     tool: &RosterTool,
     form: &Sexp,
@@ -132,7 +174,7 @@ fn check_args(
     };
     let name = tool.name.as_str();
     // Keys seen so far, and whether every key position so far was a literal keyword.
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen = Seen::default();
     let mut keys_literal = true;
     let mut pairs = args.chunks(2);
     for pair in pairs.by_ref() {
@@ -159,7 +201,7 @@ fn check_args(
                     None if contract.closed => {
                         out.push(undeclared(name, keyword, contract, key.span));
                     }
-                    Some(spec) if keys_literal && !seen.contains(&bare) => {
+                    Some(spec) if keys_literal && !seen.keys().contains(&bare) => {
                         if let Some(diagnostic) = judge(name, spec, value, interner) {
                             out.push(diagnostic);
                         }
@@ -169,7 +211,7 @@ fn check_args(
                 seen.push(bare);
             }
             Key::Literal => {
-                out.push(positional(name, key, contract, &seen, interner));
+                out.push(positional(name, key, contract, seen.keys(), interner));
                 return;
             }
             Key::Computed => keys_literal = false,
@@ -181,7 +223,7 @@ fn check_args(
     let missing: Vec<String> = contract
         .required
         .iter()
-        .filter(|r| !seen.contains(&r.as_str()))
+        .filter(|r| !seen.keys().contains(&r.as_str()))
         .map(|r| format!(":{r}"))
         .collect();
     if !missing.is_empty() {

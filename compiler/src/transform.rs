@@ -263,7 +263,10 @@ impl Builder<'_> {
     }
 
     pub(crate) fn call(&mut self, operator: &str, args: impl IntoIterator<Item = Sexp>) -> Sexp {
-        let mut items = vec![self.sym(operator)];
+        let args = args.into_iter();
+        // Room for the operator and every argument the iterator promises: one allocation.
+        let mut items = Vec::with_capacity(1 + args.size_hint().0);
+        items.push(self.sym(operator));
         items.extend(args);
         self.list(items)
     }

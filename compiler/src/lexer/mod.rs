@@ -189,31 +189,52 @@ fn ends_symbol(c: char) -> bool {
         )
 }
 
+/// Bytes a plain ASCII atom does not continue over: the ASCII bytes that end a symbol
+/// ([`ends_symbol`]) or start an escape (`\\`), and every byte ≥ 0x80 (looked at one
+/// character at a time by [`plain_atom_end`]).
+const ATOM_STOPS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = byte >= 0x80
+            || byte <= 0x20
+            || matches!(
+                byte as u8,
+                b'"' | b'\'' | b';' | b'(' | b')' | b'[' | b']' | b'#' | b'`' | b',' | b'\\'
+            );
+        byte += 1;
+    }
+    table
+};
+
 /// Where the first character of `text` that ends a symbol ([`ends_symbol`]) or starts an
 /// escape (`\\`) is, or `text.len()`: a scan over bytes (every such character is ASCII
 /// but U+00A0, whose UTF-8 form is `C2 A0`; no other character's encoding contains that
-/// pair at a character boundary, and a scan from a boundary only meets `C2` at one).
+/// pair at a character boundary, and a scan from a boundary only meets `C2` at one). Runs
+/// of plain ASCII bytes are skipped through [`ATOM_STOPS`].
 fn plain_atom_end(text: &str) -> usize {
     let bytes = text.as_bytes();
     let mut at = 0;
-    while let Some(&byte) = bytes.get(at) {
-        if byte < 0x80 {
-            if byte == b'\\' || ends_symbol(char::from(byte)) {
-                return at;
-            }
+    loop {
+        while let Some(&byte) = bytes.get(at)
+            && !ATOM_STOPS[usize::from(byte)]
+        {
             at += 1;
-        } else if byte == 0xC2 && bytes.get(at + 1) == Some(&0xA0) {
-            return at;
-        } else {
+        }
+        match bytes.get(at) {
+            None => return bytes.len(),
+            Some(&byte) if byte < 0x80 => return at,
+            Some(&0xC2) if bytes.get(at + 1) == Some(&0xA0) => return at,
             // A lead byte: skip the whole character.
-            at += match byte {
-                0xF0.. => 4,
-                0xE0.. => 3,
-                _ => 2,
-            };
+            Some(&byte) => {
+                at += match byte {
+                    0xF0.. => 4,
+                    0xE0.. => 3,
+                    _ => 2,
+                }
+            }
         }
     }
-    bytes.len()
 }
 
 /// Runs `scan` over the lexer's remainder and advances the lexer past what it consumed,
@@ -749,8 +770,9 @@ pub fn lex(
     (tokens, diagnostics)
 }
 
-/// Records a cooked token, or its diagnostic and a [`Token::Error`] placeholder.
-#[inline]
+/// Records a cooked token, or its diagnostic and a [`Token::Error`] placeholder (inlined
+/// so the plain paths store their token without moving a whole `Result` through a call).
+#[inline(always)]
 fn push(
     tokens: &mut Vec<(Token, Span)>,
     diagnostics: &mut Vec<Diagnostic>,

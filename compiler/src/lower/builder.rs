@@ -52,16 +52,22 @@ pub(crate) struct FunctionBuilder {
 /// The register window of one function may not exceed this many registers.
 pub(crate) const MAX_REGISTERS: u32 = u16::MAX as u32;
 
-/// Instructions a function's code vector holds before it first grows.
-const INITIAL_CODE: usize = 32;
+/// Instructions a function's code vector holds at least before it first grows.
+pub(crate) const INITIAL_CODE: usize = 32;
+
+/// Most instructions a code vector is given room for up front, whatever the hint.
+const MAX_INITIAL_CODE: usize = 4096;
 
 impl FunctionBuilder {
-    pub(crate) fn new(name: String, span: Span) -> Self {
+    /// A builder whose code vectors have room for `expected` instructions (at least
+    /// [`INITIAL_CODE`], at most [`MAX_INITIAL_CODE`]), so a function of about that size
+    /// is emitted without regrowing them.
+    pub(crate) fn new(name: String, span: Span, expected: usize) -> Self {
+        let room = expected.clamp(INITIAL_CODE, MAX_INITIAL_CODE);
         FunctionBuilder {
             name,
-            // A short function's code fits without regrowing (allocation only).
-            code: Vec::with_capacity(INITIAL_CODE),
-            spans: Vec::with_capacity(INITIAL_CODE),
+            code: Vec::with_capacity(room),
+            spans: Vec::with_capacity(room),
             next_register: 0,
             high_water: 0,
             scopes: Vec::new(),

@@ -4,7 +4,7 @@
 //! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
 
 use super::builder::Location;
-use super::{Lowered, Lowerer, Operator, Params, Special, assigned_symbols, is_atom, limit};
+use super::{Lowered, Lowerer, Operator, Params, Special, is_atom, limit};
 use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
 use ptc_vm::isa::{FuncIdx, Op, Reg};
@@ -214,7 +214,7 @@ impl Lowerer<'_> {
         // included, for both forms) is a superset of those regions, so a lambda anywhere a
         // binding is visible always finds it boxed.
         let captured = self.captured(args);
-        let assigned = assigned_symbols(args, self.interner.lookup("setq"));
+        let assigned = self.scopes.assigned_symbols(args);
         let scope = self.current()?.scope_mark();
         let mut pending: Vec<(Symbol, Reg)> = Vec::new();
         for binding in bindings {
@@ -463,7 +463,7 @@ impl Lowerer<'_> {
         body: &[Sexp],
         span: ptc_vm::Span,
     ) -> Lowered<FuncIdx> {
-        let function = self.emit_function("lambda".into(), params, body, span)?;
+        let function = self.emit_function("lambda".into(), params, body, span, 0)?;
         let index = self.functions.len();
         self.functions.push(Some(function));
         let index = u16::try_from(index)

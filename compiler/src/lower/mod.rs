@@ -26,9 +26,9 @@ mod operators;
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
+use crate::roster::RosterTool;
 use builder::{FunctionBuilder, Location, Patch};
-use capture::has_lambda;
-pub(crate) use capture::{assigned_symbols, lambda_symbols};
+use capture::ScopeIndex;
 use operators::{OPERATOR_INDEX, Operator, Special};
 use ptc_vm::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
 use ptc_vm::print::{self, Style};
@@ -69,8 +69,8 @@ pub struct LowerInput<'a> {
     pub body: &'a [Sexp],
     /// The span of the whole script.
     pub span: Span,
-    /// Roster tools the script may call, in roster order.
-    pub tools: Vec<String>,
+    /// Roster tools the script may call, in roster order (only their names are read).
+    pub tools: &'a [RosterTool],
     /// Declared inputs ([`crate::inputs`]): the body function's parameters, read-only.
     pub inputs: Vec<Symbol>,
 }
@@ -97,22 +97,28 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         tools,
         inputs,
     } = input;
-    let mut lowerer = Lowerer::new(&interner, &functions, &macros, &tools, parse_params);
+    let scopes = ScopeIndex::new(
+        std::iter::once(body).chain(functions.iter().map(|f| f.body)),
+        interner.lookup("setq"),
+    );
+    let mut lowerer = Lowerer::new(&interner, &functions, &macros, tools, parse_params, scopes);
     lowerer.functions.push(None);
     for _ in &functions {
         lowerer.functions.push(None);
     }
     lowerer.inputs = inputs.len();
-    lowerer.any_lambda = has_lambda(body, 0) || functions.iter().any(|f| has_lambda(f.body, 0));
     let main_params = Params {
         required: inputs,
         ..Params::default()
     };
-    lowerer.lower_function(0, "main".into(), &main_params, body, span)?;
+    // The script body emits about one instruction per two nodes (the agent script of
+    // issue 19: 40 for 83), so its code vectors are sized from its node count.
+    let expected = lowerer.scopes.first_nodes / 2 + 16;
+    lowerer.lower_function(0, "main".into(), &main_params, body, span, expected)?;
     lowerer.inputs = 0;
     for (index, def) in functions.iter().enumerate() {
         let name = interner.name(def.name).unwrap_or("?").to_owned();
-        lowerer.lower_function(index + 1, name, &def.params, def.body, def.span)?;
+        lowerer.lower_function(index + 1, name, &def.params, def.body, def.span, 0)?;
     }
     let mut callables: Vec<(Symbol, Callable)> = Vec::with_capacity(lowerer.operators.len());
     for (symbol, operator) in &lowerer.operators {
@@ -134,7 +140,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
     let parts = ProgramParts {
         functions,
         constants,
-        tools: tools.iter().map(|t| Arc::from(t.as_str())).collect(),
+        tools: tools.iter().map(|t| Arc::from(t.name.as_str())).collect(),
         symbols: interner,
         callables,
     };
@@ -181,9 +187,9 @@ struct Lowerer<'a> {
     /// While the body function is lowered: how many of its first bindings are declared
     /// inputs (read-only).
     inputs: usize,
-    /// Whether any list of the program is headed by `lambda` ([`has_lambda`]); when none
-    /// is, every capture set is empty and [`Lowerer::captured`] walks nothing.
-    any_lambda: bool,
+    /// Which nodes of the program hold a `lambda` or a `setq`, so capture walks skip the
+    /// rest ([`ScopeIndex`]).
+    scopes: ScopeIndex,
 }
 
 impl<'a> Lowerer<'a> {
@@ -191,67 +197,64 @@ impl<'a> Lowerer<'a> {
         interner: &'a Interner,
         functions: &[FunctionDef<'_>],
         macros: &[Symbol],
-        tools: &[String],
+        tools: &[RosterTool],
         parse_params: ParamParser<'a>,
+        scopes: ScopeIndex,
     ) -> Self {
         // The script's interned names (a few dozen) against one index of every primitive
         // and special form, built once and keyed by the table's own name hash, so no name
-        // is hashed again here. Specials are applied last: they win over every other kind.
+        // is hashed again here. Special forms win over every other kind; otherwise what is
+        // defined later (tools, then functions, then macros) wins.
         let mut operators =
             FxHashMap::with_capacity_and_hasher(interner.len(), rustc_hash::FxBuildHasher);
-        let mut specials: Vec<(Symbol, Special)> = Vec::new();
+        let mut define = |symbol: Symbol, operator: Operator| {
+            let entry = operators.entry(symbol).or_insert(operator);
+            if matches!(operator, Operator::Special(_)) || !matches!(entry, Operator::Special(_)) {
+                *entry = operator;
+            }
+        };
         for (symbol, name, hash) in interner.iter_interned() {
             let Some(entries) = OPERATOR_INDEX.get(&hash) else {
                 continue;
             };
             for &(entry_name, operator) in entries {
-                if entry_name != name {
-                    continue;
-                }
-                match operator {
-                    Operator::Special(special) => specials.push((symbol, special)),
-                    other => {
-                        operators.insert(symbol, other);
-                    }
+                if entry_name == name {
+                    define(symbol, operator);
                 }
             }
         }
         for (index, tool) in tools.iter().enumerate() {
-            if let (Some(symbol), Ok(index)) = (interner.lookup(tool), u16::try_from(index)) {
-                operators.insert(symbol, Operator::Tool(ToolIdx(index)));
+            if let (Some(symbol), Ok(index)) = (interner.lookup(&tool.name), u16::try_from(index)) {
+                define(symbol, Operator::Tool(ToolIdx(index)));
             }
         }
         for (index, def) in functions.iter().enumerate() {
             if let Ok(index) = u16::try_from(index + 1) {
-                operators.insert(def.name, Operator::Function(FuncIdx(index)));
+                define(def.name, Operator::Function(FuncIdx(index)));
             }
         }
         for symbol in macros {
-            operators.insert(*symbol, Operator::Macro);
-        }
-        for (symbol, special) in specials {
-            operators.insert(symbol, Operator::Special(special));
+            define(*symbol, Operator::Macro);
         }
         Lowerer {
             interner,
             parse_params,
-            constants: Vec::new(),
-            functions: Vec::new(),
+            // Every keyword, string and float literal becomes a constant, and the messages
+            // of checks and failures add some (the agent script of issue 19: 20 for 15).
+            constants: Vec::with_capacity((scopes.literals + scopes.literals / 2 + 4).min(4096)),
+            // The script body, each definition and each lambda (the agent script: one).
+            functions: Vec::with_capacity(1 + functions.len() + scopes.lambdas.min(4096)),
             operators,
             stack: Vec::new(),
             discarded: None,
             inputs: 0,
-            any_lambda: true,
+            scopes,
         }
     }
 
-    /// [`lambda_symbols`] of `forms`, without a walk when the program has no lambda.
+    /// Every symbol a `lambda` within `forms` mentions ([`ScopeIndex::lambda_symbols`]).
     fn captured(&self, forms: &[Sexp]) -> FxHashSet<Symbol> {
-        if self.any_lambda {
-            lambda_symbols(forms)
-        } else {
-            FxHashSet::default()
-        }
+        self.scopes.lambda_symbols(forms)
     }
 
     fn name(&self, symbol: Symbol) -> &str {
@@ -316,8 +319,9 @@ impl<'a> Lowerer<'a> {
         params: &Params,
         body: &[Sexp],
         span: Span,
+        expected: usize,
     ) -> Lowered {
-        let function = self.emit_function(name, params, body, span)?;
+        let function = self.emit_function(name, params, body, span, expected)?;
         let slot = self
             .functions
             .get_mut(index)
@@ -334,8 +338,9 @@ impl<'a> Lowerer<'a> {
         params: &Params,
         body: &[Sexp],
         span: Span,
+        expected: usize,
     ) -> Lowered<Function> {
-        let mut builder = FunctionBuilder::new(name, span);
+        let mut builder = FunctionBuilder::new(name, span, expected);
         set_arity(&mut builder, params, span)?;
         self.stack.push(builder);
         self.bind_params(params, body)?;
@@ -351,6 +356,9 @@ impl<'a> Lowerer<'a> {
 
     /// Binds parameters to registers `0..n`, boxing those a nested lambda mentions.
     fn bind_params(&mut self, params: &Params, body: &[Sexp]) -> Lowered {
+        if params.required.is_empty() && params.optional.is_empty() && params.rest.is_none() {
+            return Ok(());
+        }
         let captured = self.captured(body);
         let all: Vec<Symbol> = params
             .required
