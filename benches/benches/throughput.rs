@@ -160,20 +160,21 @@ fn check(outcome: &ptc_runtime::Outcome) {
 /// The VM alone: the machine stepped by a minimal host that answers every request with
 /// the same handler work (the JSON answer as a [`ToolResult`]) converted to a guest value,
 /// and renders the final value.
-fn vm_alone(program: &Arc<Program>, limits: Limits) -> String {
-    let mut machine = Machine::new(Arc::clone(program), limits);
+/// `limits` is shared, as a runner shares its budgets with every run.
+fn vm_alone(program: &Arc<Program>, limits: &Arc<Limits>) -> String {
+    let mut machine = Machine::new(Arc::clone(program), Arc::clone(limits));
     let mut step = machine.step();
     loop {
         step = match step {
             Step::Pause => machine.step(),
             Step::Tool(request) => {
-                let value = guest_answer(&mut machine, &request, &limits);
+                let value = guest_answer(&mut machine, &request, limits);
                 machine.resume_tool(value)
             }
             Step::Batch(requests) => {
                 let values = requests
                     .iter()
-                    .map(|request| guest_answer(&mut machine, request, &limits))
+                    .map(|request| guest_answer(&mut machine, request, limits))
                     .collect();
                 machine.resume_batch(values)
             }
@@ -391,6 +392,7 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
     let inline = Runner::new(registry.clone()).with_isolation(Isolation::Inline);
     let thread = Runner::new(registry.clone());
     let limits = *inline.limits();
+    let shared = Arc::new(limits);
     let runtime = current_thread();
     println!("| row | runs/s | mean µs (best batch) | p50 µs | p99 µs |");
     println!("|---|---|---|---|---|");
@@ -439,7 +441,7 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
     }
     if wanted("vm-alone") {
         let vm = time_sync(scale, || {
-            assert_eq!(vm_alone(&program, limits), ANSWER);
+            assert_eq!(vm_alone(&program, &shared), ANSWER);
         });
         row("VM alone (minimal host loop)", &vm);
         vm_mean = Some((vm.best_mean, vm.quantile(0.5)));
@@ -463,6 +465,7 @@ fn worker_rows(
     direct: Option<&String>,
     limits: Limits,
 ) {
+    let shared = Arc::new(limits);
     let total = scale.runs * 2;
     println!(
         "\n| workers ({} runs, {} in flight, Inline) | runs/s (best of {}) | CPU µs per run | single-run p50 µs | single-run p99 µs |",
@@ -568,7 +571,7 @@ fn worker_rows(
                 for _ in 0..threads {
                     scope.spawn(|| {
                         for _ in 0..total / threads {
-                            assert_eq!(vm_alone(program, limits), ANSWER);
+                            assert_eq!(vm_alone(program, &shared), ANSWER);
                         }
                     });
                 }
@@ -620,6 +623,7 @@ mod memory {
         let (program, direct) = compile(&registry);
         let inline = Runner::new(registry.clone()).with_isolation(Isolation::Inline);
         let limits = *inline.limits();
+        let shared = Arc::new(limits);
         let runtime = current_thread();
         let runs = scale.runs.min(1_000);
         if wanted("allocations") {
@@ -656,7 +660,7 @@ mod memory {
             );
             print(
                 "VM alone",
-                per_run(runs, || assert_eq!(vm_alone(&program, limits), ANSWER)),
+                per_run(runs, || assert_eq!(vm_alone(&program, &shared), ANSWER)),
             );
         }
         if wanted("suspended") {

@@ -113,7 +113,8 @@ pub enum CompileFailure {
 #[derive(Debug)]
 pub struct Program {
     registry: Arc<Registry>,
-    limits: Limits,
+    /// Shared by every session started from this program.
+    limits: Arc<Limits>,
     program: Arc<ptc_vm::Program>,
     direct: Option<String>,
     source: String,
@@ -135,7 +136,7 @@ impl Program {
         match ptc_compiler::compile(source, &registry.roster(), &limits) {
             Ok(compiled) => Ok(Program {
                 registry,
-                limits,
+                limits: Arc::new(limits),
                 program: compiled.program,
                 direct: compiled.direct,
                 source: source.to_owned(),
@@ -168,7 +169,7 @@ impl Program {
     pub fn start(&self, id: Option<String>, ask_permission: bool) -> Session {
         let config = EnvelopeConfig {
             registry: self.registry.clone(),
-            limits: self.limits,
+            limits: Arc::clone(&self.limits),
             id: id.unwrap_or_else(ptc_runtime::fresh_id),
             options: EnvelopeOptions {
                 ask_permission,

@@ -11,6 +11,7 @@
 //! Every failure is an [`ArgsError`] whose message the driver hands the guest as
 //! `(:error "Error: MESSAGE")`; a malformed call never aborts the script.
 
+use crate::arg_plan::{ArgPlan, Property};
 use crate::convert::{self, ConvertError, MAX_JSON_DEPTH, keyword_key};
 use crate::tool::RegisteredTool;
 use ptc_vm::print::SymbolNames as _;
@@ -37,17 +38,15 @@ pub fn prepare(
     symbols: &Symbols,
     limits: &Limits,
 ) -> Result<Json, ArgsError> {
-    let json = convert_args(
-        &tool.contract.name,
-        args,
-        &tool.contract.input_schema,
-        symbols,
-        limits,
-    )?;
+    let (json, fits) = convert_planned(&tool.contract.name, args, tool.plan(), symbols, limits)?;
     let validator = tool
         .validator()
         .map_err(|error| ArgsError(error.to_string()))?;
-    validate(&tool.contract.name, validator, &json)?;
+    // The plan accepts only what the validator accepts (crate::arg_plan); anything else
+    // is the validator's to decide and to word.
+    if !fits {
+        validate(&tool.contract.name, validator, &json)?;
+    }
     Ok(json)
 }
 
@@ -62,15 +61,26 @@ pub fn convert_args(
     symbols: &Symbols,
     limits: &Limits,
 ) -> Result<Json, ArgsError> {
+    let plan = ArgPlan::new(schema);
+    convert_planned(name, args, &plan, symbols, limits).map(|(json, _)| json)
+}
+
+/// [`convert_args`] by the tool's plan; also whether the plan accepts the object
+/// ([`crate::arg_plan::Check::fits`]).
+fn convert_planned(
+    name: &str,
+    args: &Value,
+    plan: &ArgPlan,
+    symbols: &Symbols,
+    limits: &Limits,
+) -> Result<(Json, bool), ArgsError> {
     let pairs_error = || ArgsError(format!("{name}: arguments must be :keyword value pairs"));
     if args.weight().has_closure {
         return Err(ArgsError(format!(
             "{name}: a closure cannot be passed as a tool argument"
         )));
     }
-    let properties = schema.get("properties").and_then(Json::as_object);
-    // The same rule the preflight contract states (crate::contract).
-    let open = !crate::contract::is_closed(schema);
+    let mut check = plan.check();
     // Sized once (a plist's pairs): the map never regrows while filling.
     let mut object = Map::with_capacity(args.iter().count() / 2);
     let mut iter = args.iter();
@@ -83,24 +93,50 @@ pub fn convert_args(
             return Err(ArgsError(format!("{name}: argument {key} has no value")));
         };
         let property = keyword_key(key);
-        let declared = properties.and_then(|p| p.get(property));
-        if declared.is_none() && !open {
-            let accepted = properties
-                .map(|p| p.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
-                .unwrap_or_default();
+        let declared = plan.property(property);
+        // The same rule the preflight contract states (crate::contract).
+        if declared.is_none() && plan.closed {
             return Err(ArgsError(format!(
-                "{name} has no argument `{property}'; it accepts: {accepted}"
+                "{name} has no argument `{property}'; it accepts: {}",
+                plan.accepted()
             )));
         }
-        let json = by_schema(value, declared, symbols, limits, 0)
-            .map_err(|error| ArgsError(format!("{name}: argument {key}: {}", error.0)))?;
+        let json = match declared {
+            Some((_, declared)) => by_property(value, declared, symbols, limits),
+            None => by_schema(value, None, symbols, limits, 0),
+        }
+        .map_err(|error| ArgsError(format!("{name}: argument {key}: {}", error.0)))?;
         // A repeated key keeps its first value, as `plist-get` would.
-        object.entry(property.to_owned()).or_insert(json);
+        if let serde_json::map::Entry::Vacant(slot) = object.entry(property) {
+            if let Some((index, _)) = declared {
+                check.declared(index, &json);
+            }
+            slot.insert(json);
+        }
     }
     if !iter.rest().is_nil() {
         return Err(pairs_error());
     }
-    Ok(Json::Object(object))
+    Ok((Json::Object(object), check.fits()))
+}
+
+/// [`by_schema`] for a declared property, deciding by its plan's types (no lookup in its
+/// schema unless it is an object or array type, which the schema shapes).
+fn by_property(
+    value: &Value,
+    property: &Property,
+    symbols: &Symbols,
+    limits: &Limits,
+) -> Result<Json, ConvertError> {
+    if property.wants_aggregate() {
+        return by_schema(value, Some(&property.schema), symbols, limits, 0);
+    }
+    match value {
+        Value::Sym(s) if *s == well_known::NULL => Ok(Json::Null),
+        Value::Sym(s) if *s == well_known::JSON_FALSE => Ok(Json::Bool(false)),
+        Value::Nil if property.wants_boolean() => Ok(Json::Bool(false)),
+        _ => convert::to_json(value, symbols, limits),
+    }
 }
 
 /// Whether the schema's `type` value (one name or an array of names) includes `wanted`;

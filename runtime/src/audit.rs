@@ -160,18 +160,18 @@ fn shared_call_id(envelope: &str, order: u64) -> Arc<str> {
 }
 
 /// The decimal digits of a `u64`, on the stack.
-struct Digits {
+pub(crate) struct Digits {
     bytes: [u8; 20],
     at: usize,
 }
 
 impl Digits {
-    fn text(&mut self) -> &str {
+    pub(crate) fn text(&mut self) -> &str {
         std::str::from_utf8(self.bytes.get(self.at..).unwrap_or_default()).unwrap_or_default()
     }
 }
 
-fn itoa_digits(order: u64) -> Digits {
+pub(crate) fn itoa_digits(order: u64) -> Digits {
     let mut bytes = [0u8; 20];
     let mut at = bytes.len();
     let mut rest = order;
@@ -213,6 +213,10 @@ pub fn summary(records: &[AuditRecord]) -> String {
 /// `text` cut to `limit` characters, with `...` appended when cut.
 #[must_use]
 pub fn preview(text: &str, limit: usize) -> String {
+    // At most `limit` bytes is at most `limit` characters: no walk over them.
+    if text.len() <= limit {
+        return text.to_owned();
+    }
     match text.char_indices().nth(limit) {
         Some((byte, _)) => {
             let mut out = text.get(..byte).unwrap_or_default().to_owned();

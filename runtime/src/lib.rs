@@ -48,6 +48,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod arg_plan;
 pub mod args;
 pub mod audit;
 pub mod cache;

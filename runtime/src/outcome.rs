@@ -128,9 +128,10 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// Counters.
     pub stats: RunStats,
-    /// A direct call's own result (content, media, structured content), untouched.
+    /// A direct call's own result (content, media, structured content), untouched. Boxed:
+    /// most runs have none, and an `Outcome` is what a spawned run's task holds.
     #[serde(rename = "result", default, skip_serializing_if = "Option::is_none")]
-    pub direct_result: Option<ToolResult>,
+    pub direct_result: Option<Box<ToolResult>>,
 }
 
 impl Outcome {
@@ -219,7 +220,7 @@ mod tests {
                 tool_calls: 1,
                 elapsed_ms: 0,
             },
-            direct_result: Some(ToolResult::text("hello")),
+            direct_result: Some(Box::new(ToolResult::text("hello"))),
         };
         let object = outcome.to_json();
         let keys: Vec<&str> = object

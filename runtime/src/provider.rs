@@ -176,7 +176,7 @@ mod tests {
             name: Some("tiny".into()),
             data: Some(Arc::from(&b"\x89PNG"[..])),
         }));
-        image.direct_result = Some(result);
+        image.direct_result = Some(Box::new(result));
         let block = anthropic_tool_result(&image, "toolu_2");
         assert_eq!(block["content"][1]["source"]["data"], "iVBORw==");
         assert_eq!(block["content"][1]["source"]["media_type"], "image/png");

@@ -298,6 +298,8 @@ pub struct RegisteredTool {
     validator: std::sync::OnceLock<Result<Arc<jsonschema::Validator>, String>>,
     /// Its argument contract, summarised from the schema for preflight.
     pub args: Arc<ptc_compiler::ArgContract>,
+    /// Its argument plan ([`crate::arg_plan`]), made on the first call.
+    plan: std::sync::OnceLock<crate::arg_plan::ArgPlan>,
 }
 
 impl RegisteredTool {
@@ -315,6 +317,12 @@ impl RegisteredTool {
                 name: self.contract.name.clone(),
                 message: message.clone(),
             })
+    }
+
+    /// The tool's argument plan ([`crate::arg_plan`]), made from its schema on first use.
+    pub(crate) fn plan(&self) -> &crate::arg_plan::ArgPlan {
+        self.plan
+            .get_or_init(|| crate::arg_plan::ArgPlan::new(&self.contract.input_schema))
     }
 }
 
@@ -340,6 +348,9 @@ pub struct Registry {
     /// The fingerprint of the whole roster, computed on first use.
     fingerprint: std::sync::OnceLock<u64>,
 }
+
+/// Up to this many tools, [`Registry::get`] compares names instead of hashing one.
+const FEW_TOOLS: usize = 8;
 
 /// Names reserved besides the compiler's closed tables (§14.1): the envelope tools, the
 /// constants and the unquote operators.
@@ -447,6 +458,7 @@ impl Registry {
             handler,
             validator,
             args,
+            plan: std::sync::OnceLock::new(),
         });
         self
     }
@@ -467,6 +479,10 @@ impl Registry {
     /// The tool named `name`.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        // A few names compare faster than one keyed hash (every call looks its tool up).
+        if self.tools.len() <= FEW_TOOLS {
+            return self.tools.iter().find(|tool| tool.contract.name == name);
+        }
         self.index.get(name).and_then(|&i| self.tools.get(i))
     }
 
@@ -566,6 +582,24 @@ mod tests {
         let bad = registry.register(ToolContract::new("B", "", json!({"type": 12})), handler);
         assert!(matches!(bad, Err(RegistryError::BadSchema { .. })));
         assert_eq!(registry.roster().tools.len(), 1);
+    }
+
+    #[test]
+    fn tools_are_found_by_name_in_small_and_large_registries() {
+        let handler = |_request: ToolRequestCtx| async { ToolResult::text("x") };
+        for count in [1, FEW_TOOLS, FEW_TOOLS + 1, 3 * FEW_TOOLS] {
+            let mut registry = Registry::new();
+            for i in 0..count {
+                let contract = ToolContract::new(format!("T{i}"), "", json!({"type": "object"}));
+                registry.register(contract, handler).unwrap();
+            }
+            for i in 0..count {
+                let name = format!("T{i}");
+                assert_eq!(registry.get(&name).unwrap().contract.name, name);
+            }
+            assert!(registry.get("T").is_none());
+            assert!(registry.get(&format!("T{count}")).is_none());
+        }
     }
 
     #[test]

@@ -25,6 +25,13 @@ fn preflight_accepts(registry: &Registry, script: &str) -> bool {
 
 /// Whether the runtime's conversion and validation accept the one tool call `script`.
 fn runtime_accepts(registry: &Registry, script: &str) -> bool {
+    verdicts(registry, script).0
+}
+
+/// The runtime's verdict on the one tool call `script` (`args::prepare`, which skips the
+/// validator when the tool's argument plan accepts the object), and the compiled validator's
+/// own verdict on the same converted object (`None` when the arguments do not convert).
+fn verdicts(registry: &Registry, script: &str) -> (bool, Option<bool>) {
     let limits = Limits::default();
     let compiled = compile(script, &Roster::new().tool("T"), &limits)
         .unwrap_or_else(|d| panic!("{script} does not compile without contracts: {d:?}"));
@@ -37,7 +44,20 @@ fn runtime_accepts(registry: &Registry, script: &str) -> bool {
         panic!("{script}: expected one tool request");
     };
     let tool = registry.get("T").expect("registered");
-    args::prepare(tool, &request.args, machine.symbols(), machine.limits()).is_ok()
+    let prepared = args::prepare(tool, &request.args, machine.symbols(), machine.limits());
+    let converted = args::convert_args(
+        "T",
+        &request.args,
+        &tool.contract.input_schema,
+        machine.symbols(),
+        machine.limits(),
+    );
+    if let (Ok(prepared), Ok(converted)) = (&prepared, &converted) {
+        assert_eq!(prepared, converted, "{script}");
+    }
+    let validator = tool.validator().expect("the schema compiled");
+    let valid = converted.ok().map(|json| validator.is_valid(&json));
+    (prepared.is_ok(), valid)
 }
 
 fn registry(schema: Json) -> Registry {
@@ -269,6 +289,40 @@ proptest! {
             ptc_compiler::check(&script, &registry.roster(), &Limits::default())
         );
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// The argument plan's fast path accepts exactly what the validator accepts, for
+    /// schemas it understands and for those it leaves to the validator.
+    #[test]
+    fn the_fast_path_agrees_with_the_validator(
+        schema in prop_oneof![
+            schema(simple_property(), false),
+            schema(plain_property(), false),
+            schema(wider_property(), true),
+        ],
+        script in call(wider_value(), true),
+    ) {
+        let registry = registry(schema.clone());
+        let (prepared, valid) = verdicts(&registry, &script);
+        prop_assert_eq!(
+            prepared, valid == Some(true),
+            "schema: {}\nscript: {}", schema, script
+        );
+    }
+}
+
+/// A property schema of `type` alone (what the fast path decides without the validator).
+fn plain_property() -> impl Strategy<Value = Json> {
+    simple_property().prop_map(|mut p| {
+        if let Some(object) = p.as_object_mut() {
+            object.remove("enum");
+            object.insert("description".into(), json!("d"));
+        }
+        p
+    })
 }
 
 #[test]

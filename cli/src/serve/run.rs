@@ -54,7 +54,7 @@ pub(super) fn start_run(
         .map_or_else(ptc_runtime::fresh_id, str::to_owned);
     let config = EnvelopeConfig {
         registry,
-        limits,
+        limits: limits.into(),
         id: envelope_id,
         options: EnvelopeOptions {
             ask_permission: false,

@@ -14,8 +14,9 @@
 //!   spends a unit of tokio's cooperative budget (it yields once the budget is spent), so one
 //!   busy script never starves other tasks — without a yield, and a chance for another
 //!   worker to steal the run, after every call.
-//! - A run's state (the envelope, its calls, its journal guard) is one allocation; the
-//!   future is small. A lone call is polled in place; a batch of up to eight calls in
+//! - A run's state (the envelope, its calls) is one allocation, plus one for what only some
+//!   runs have (a host token, a progress sink, a permission round's policy, a journal
+//!   guard); the future is small. A lone call is polled in place; a batch of up to eight calls in
 //!   flight shares one vector; only a larger one uses a `FuturesUnordered`. Each call's
 //!   token lives with its future.
 //! - Every call still held when the run settles has its cancellation token cancelled, and
@@ -54,7 +55,8 @@ use std::time::Instant;
 #[derive(Clone)]
 pub struct Runner {
     registry: Arc<Registry>,
-    limits: Limits,
+    /// Shared by every run's envelope and machine (no copy per run).
+    limits: Arc<Limits>,
     policy: Arc<dyn PermissionPolicy>,
     journal: Option<Arc<dyn JournalStore>>,
     isolation: Isolation,
@@ -104,7 +106,7 @@ impl Runner {
     pub fn new(registry: Arc<Registry>) -> Self {
         Runner {
             registry,
-            limits: Limits::default(),
+            limits: Arc::new(Limits::default()),
             policy: Arc::new(AllowAll),
             journal: None,
             isolation: Isolation::default(),
@@ -115,7 +117,7 @@ impl Runner {
     /// Uses `limits`.
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+        self.limits = Arc::new(limits);
         self
     }
 
@@ -154,9 +156,10 @@ impl Runner {
     }
 
     fn config(&self, options: &RunOptions) -> EnvelopeConfig {
-        let limits = options.limits.as_ref().map_or(self.limits, |limits| {
-            crate::context::tighten(&self.limits, limits)
-        });
+        let limits = options.limits.as_ref().map_or_else(
+            || Arc::clone(&self.limits),
+            |limits| Arc::new(crate::context::tighten(&self.limits, limits)),
+        );
         EnvelopeConfig {
             registry: self.registry.clone(),
             limits,
@@ -331,26 +334,35 @@ impl Runner {
             policy,
             ..
         } = options;
-        let policy = match policy {
-            Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
-            None => self.policy.clone(),
-        };
+        let cancel = cancel.into_inner();
+        // A run under the runner's `AllowAll`, with no token, sink or journal (the usual
+        // one) boxes none of these.
+        let asks = !(self.allows_all && policy.is_none());
+        let rare =
+            (asks || cancel.is_some() || progress.is_some() || self.journal.is_some()).then(|| {
+                Box::new(Rare {
+                    cancel,
+                    cancelled: None,
+                    progress,
+                    policy: match policy {
+                        Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
+                        None => self.policy.clone(),
+                    },
+                    journal: JournalGuard {
+                        store: self.journal.clone(),
+                        running: None,
+                    },
+                })
+            });
         let mut state = Box::new(RunState {
             envelope,
-            cancel: cancel.into_inner(),
-            progress,
-            policy,
             calls: Calls {
                 asking: None,
                 running: InFlight::Idle,
                 data,
             },
-            journal: JournalGuard {
-                store: self.journal.clone(),
-                running: None,
-            },
-            cancelled: None,
             timer: None,
+            rare,
         });
         state.envelope.hand_over_outcome();
         self.drive_state(state)
@@ -378,7 +390,9 @@ impl Runner {
                     }
                 }
                 Next::Settled(outcome) => {
-                    state.journal.running = None;
+                    if let Some(rare) = state.rare.as_mut() {
+                        rare.journal.running = None;
+                    }
                     state.calls.cancel_all();
                     // Each cancelled call ends within the grace period.
                     while state.calls.running.next().await.is_some() {}
@@ -394,17 +408,20 @@ impl Runner {
     fn answer(&self, state: &mut RunState) -> Next {
         let RunState {
             envelope,
-            cancel,
-            progress,
-            policy,
             calls,
+            rare,
             ..
         } = state;
-        if cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+        let rare = rare.as_deref();
+        let progress = rare.and_then(|rare| rare.progress.as_ref());
+        if rare
+            .and_then(|rare| rare.cancel.as_ref())
+            .is_some_and(CancelToken::is_cancelled)
+        {
             envelope.cancel();
         }
         let event = envelope.poll(Instant::now());
-        report(envelope, progress.as_ref());
+        report(envelope, progress);
         match event {
             Event::Settled(outcome) => return Next::Settled(outcome),
             Event::Pause => return Next::Pause,
@@ -414,6 +431,8 @@ impl Runner {
             Event::Permission(requests) => {
                 for request in requests {
                     let ctx = calls.ask(&request);
+                    // Only a run with a permission round is asked (`Rare::policy`).
+                    let policy = rare.map_or(&self.policy, |rare| &rare.policy);
                     let mut decision = dispatch::check_policy(policy, &ctx);
                     match decision.as_mut().now_or_never() {
                         Some(Decision::Allow) => {
@@ -428,7 +447,7 @@ impl Runner {
                             .deciding
                             .push(Box::pin(decision.map(move |d| (request.id, d)))),
                     }
-                    report(envelope, progress.as_ref());
+                    report(envelope, progress);
                 }
             }
             Event::Dispatch(requests) => {
@@ -482,18 +501,26 @@ enum Woke {
 /// What one run holds while it is driven (one allocation, see [`Runner::drive`]).
 struct RunState {
     envelope: Envelope,
+    calls: Calls,
+    /// The timer of the envelope's next deadline, made on the first wait that could not
+    /// end at once and reset for later ones (a run whose calls all answer at once has
+    /// none).
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// See [`Rare`]; last, so that the calls are cancelled before the journal guard acts.
+    rare: Option<Box<Rare>>,
+}
+
+/// What only some runs have: boxed apart so that a suspended run under the defaults stays
+/// small.
+struct Rare {
     /// The host's token, if it made one.
     cancel: Option<CancelToken>,
     /// Its cancellation, registered on the first wait that could not end at once and kept
     /// for the run's later waits.
     cancelled: Option<Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
-    /// The timer of the envelope's next deadline, made on the first wait that could not
-    /// end at once and reset for later ones (a run whose calls all answer at once has
-    /// none).
-    timer: Option<Pin<Box<tokio::time::Sleep>>>,
     progress: Option<Arc<dyn ProgressSink>>,
+    /// The policy of a run with a permission round (the runner's, and the run's own).
     policy: Arc<dyn PermissionPolicy>,
-    calls: Calls,
     journal: JournalGuard,
 }
 
@@ -501,8 +528,10 @@ impl RunState {
     /// Polls what a wait races, in order: the host's cancellation, a pending permission
     /// decision, a call's end, then the deadline (only when nothing else is ready).
     fn poll_wait(&mut self, cx: &mut Context<'_>, deadline: Option<Instant>) -> Poll<Woke> {
-        if let Some(token) = &self.cancel {
-            let cancelled = self
+        if let Some(rare) = self.rare.as_deref_mut()
+            && let Some(token) = &rare.cancel
+        {
+            let cancelled = rare
                 .cancelled
                 .get_or_insert_with(|| Box::pin(token.clone().cancelled_owned()));
             if cancelled.as_mut().poll(cx).is_ready() {
@@ -550,7 +579,8 @@ impl RunState {
                     ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
                     ChildEnd::Cancelled => Ok(()),
                 };
-                report(envelope, self.progress.as_ref());
+                let progress = self.rare.as_ref().and_then(|rare| rare.progress.as_ref());
+                report(envelope, progress);
                 return true;
             }
             Woke::Deadline => {}
@@ -561,8 +591,12 @@ impl RunState {
     /// Acknowledges a journal record the store took (`written`) or refused; a written
     /// `running` record is kept for [`JournalGuard`].
     fn journal_written(&mut self, record: Box<crate::journal::JournalRecord>, written: bool) {
-        self.journal.running =
-            (written && record.state == crate::journal::JournalState::Running).then_some(record);
+        // Only a run with a journal is asked to write records, and it has a `Rare`.
+        if let Some(rare) = self.rare.as_mut() {
+            rare.journal.running = (written
+                && record.state == crate::journal::JournalState::Running)
+                .then_some(record);
+        }
         // The envelope asked for this record, so the acknowledgement fits.
         let _ = self.envelope.journal_written(written);
     }

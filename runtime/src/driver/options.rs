@@ -157,8 +157,31 @@ pub fn fresh_id() -> String {
             std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos));
         format!("{:012x}", hash & 0xffff_ffff_ffff)
     });
-    format!(
-        "ptc-{tag}-{}",
-        NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed)
-    )
+    // Built without the formatting machinery: one per run.
+    let mut digits = crate::audit::itoa_digits(NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed));
+    let digits = digits.text();
+    let mut id = String::with_capacity(4 + tag.len() + 1 + digits.len());
+    id.push_str("ptc-");
+    id.push_str(tag);
+    id.push('-');
+    id.push_str(digits);
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fresh_ids_are_tagged_and_counted() {
+        let (first, second) = (super::fresh_id(), super::fresh_id());
+        let parts = |id: &str| -> (String, u64) {
+            let rest = id.strip_prefix("ptc-").expect("ptc- prefix");
+            let (tag, n) = rest.rsplit_once('-').expect("a counter");
+            assert_eq!(tag.len(), 12, "{id}");
+            assert!(tag.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+            (tag.to_owned(), n.parse().expect("a decimal counter"))
+        };
+        let ((tag1, n1), (tag2, n2)) = (parts(&first), parts(&second));
+        assert_eq!(tag1, tag2);
+        assert!(n2 > n1, "{first} then {second}");
+    }
 }

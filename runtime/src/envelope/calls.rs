@@ -493,8 +493,7 @@ impl Envelope {
         };
         let position = call - batch.first;
         if let Some(machine) = self.machine.as_mut() {
-            let limits = *machine.limits();
-            let settled = settle_result(machine, &result, &limits);
+            let settled = settle_result(machine, &result, &self.limits);
             if let Some(record) = self.calls.get_mut(call) {
                 record.media = result.media();
                 record.notes.clone_from(&result.notes);

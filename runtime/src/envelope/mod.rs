@@ -190,8 +190,8 @@ pub struct Envelope {
     /// The envelope id, shared with every [`CallRequest`].
     id: Arc<str>,
     registry: Arc<Registry>,
-    /// The budgets of an envelope with no machine (refused); otherwise the machine's.
-    refused_limits: Option<Box<Limits>>,
+    /// The budgets, shared with the machine (and, from a runner, with its other runs).
+    limits: Arc<Limits>,
     options: EnvelopeOptions,
     machine: Option<Machine>,
     phase: Phase,
@@ -252,9 +252,9 @@ impl Envelope {
         });
         Envelope {
             id: id.into(),
-            machine: Some(Machine::new(program, limits)),
+            machine: Some(Machine::new(program, Arc::clone(&limits))),
             registry,
-            refused_limits: None,
+            limits,
             options,
             phase,
             direct,
@@ -362,7 +362,7 @@ impl Envelope {
         Envelope {
             id: id.into(),
             registry,
-            refused_limits: Some(Box::new(limits)),
+            limits,
             options,
             machine: None,
             phase: Phase::Settled(Box::new(outcome)),
@@ -388,7 +388,6 @@ impl Envelope {
     pub(crate) fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
         let problem = crate::script::bind(self.machine.as_mut(), names, values);
         if let Some(message) = problem {
-            self.refused_limits = Some(Box::new(self.limits()));
             self.machine = None;
             self.phase = Phase::Settled(Box::new(settle::refused_outcome(
                 &self.id,
@@ -477,13 +476,9 @@ impl Envelope {
             .unwrap_or_default()
     }
 
-    /// The run's budgets (the machine's, which the envelope does not copy).
-    pub(crate) fn limits(&self) -> Limits {
-        match (&self.machine, &self.refused_limits) {
-            (Some(machine), _) => *machine.limits(),
-            (None, Some(limits)) => **limits,
-            (None, None) => Limits::default(),
-        }
+    /// The run's budgets (shared with the machine, not copied).
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// [`Cold`], made on first use.

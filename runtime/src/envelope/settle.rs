@@ -152,7 +152,7 @@ impl Envelope {
                 None => serde_json::Value::String(text),
             });
         }
-        outcome.direct_result = result;
+        outcome.direct_result = result.map(Box::new);
         self.conclude(outcome);
     }
 

@@ -26,7 +26,7 @@ const BATCH: &str = r#"(parallel (T :v "a") (T :v "b") (T :v "c"))"#;
 fn envelope(script: &str, limits: Limits, options: EnvelopeOptions, now: Instant) -> Envelope {
     let config = EnvelopeConfig {
         registry: registry(),
-        limits,
+        limits: limits.into(),
         id: "e".to_owned(),
         options,
     };

@@ -40,8 +40,9 @@ pub struct EnvelopeConfig {
     /// envelope never calls their handlers ([`Registry::declare`] registers a contract
     /// alone).
     pub registry: Arc<Registry>,
-    /// The budgets.
-    pub limits: Limits,
+    /// The budgets, shared: a host starting many envelopes under one budget set passes one
+    /// `Arc` (the envelope and its machine keep no copy of their own).
+    pub limits: Arc<Limits>,
     /// The envelope id (the host's tool-use id); calls are `ID/1`, `ID/2`, ...
     pub id: String,
     /// Checkpoints, permission asks, progress.
@@ -49,12 +50,17 @@ pub struct EnvelopeConfig {
 }
 
 impl EnvelopeConfig {
-    /// A config with default options.
+    /// A config with default options; `limits` is a `Limits` or an `Arc<Limits>` shared
+    /// with other envelopes.
     #[must_use]
-    pub fn new(registry: Arc<Registry>, limits: Limits, id: impl Into<String>) -> Self {
+    pub fn new(
+        registry: Arc<Registry>,
+        limits: impl Into<Arc<Limits>>,
+        id: impl Into<String>,
+    ) -> Self {
         EnvelopeConfig {
             registry,
-            limits,
+            limits: limits.into(),
             id: id.into(),
             options: EnvelopeOptions::default(),
         }

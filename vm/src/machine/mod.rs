@@ -80,7 +80,9 @@ struct Handler {
 #[derive(Debug)]
 pub struct Machine {
     program: Arc<Program>,
-    limits: Limits,
+    /// The budgets, shared: a host running many machines under one budget set keeps one
+    /// copy ([`Machine::new`] takes an `Arc<Limits>` as well as a `Limits`).
+    limits: Arc<Limits>,
     symbols: Symbols,
     regs: Vec<Value>,
     frames: FrameStack,
@@ -111,9 +113,11 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// A fresh run of `program` under `limits`.
+    /// A fresh run of `program` under `limits` (a `Limits`, or an `Arc<Limits>` shared with
+    /// other runs, which the machine does not copy).
     #[must_use]
-    pub fn new(program: Arc<Program>, limits: Limits) -> Machine {
+    pub fn new(program: Arc<Program>, limits: impl Into<Arc<Limits>>) -> Machine {
+        let limits = limits.into();
         let symbols = Symbols::new(Arc::clone(&program.symbols));
         let int_bound = if limits.number_bits >= 64 {
             u64::MAX
