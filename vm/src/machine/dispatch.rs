@@ -114,6 +114,27 @@ impl Machine {
                 code.jump(i32::from($offset))
             };
         }
+        // A conditional jump as a branch, with its static bias: the compiler emits a loop's
+        // test as a backward `JLT`/`JNOTNIL`/`ADDI.JLT` (`likely`: taken) and an exit or an
+        // `if`'s else as a forward `JNLT`/`JNLTI`/`JNIL` (`unlikely`). Either hint keeps the
+        // jump a branch: without one LLVM makes the next `pc` a conditional move, so the
+        // following fetch and its operand loads wait on the compared registers instead of
+        // running ahead on the branch predictor (criterion `loop_sum_1e6`: 8.31 → 7.43 ms).
+        macro_rules! jump_if {
+            (likely $cond:expr, $offset:expr) => {
+                if $cond {
+                    take_jump!($offset);
+                } else {
+                    std::hint::cold_path();
+                }
+            };
+            (unlikely $cond:expr, $offset:expr) => {
+                if $cond {
+                    std::hint::cold_path();
+                    take_jump!($offset);
+                }
+            };
+        }
         loop {
             if left == 0 {
                 sync!();
@@ -147,22 +168,16 @@ impl Machine {
                 }
                 Op::JumpIfNotLess { lhs, rhs, offset } => {
                     if let Some((a, b)) = win.ints(lhs, rhs) {
-                        if a >= b {
-                            take_jump!(offset);
-                        }
+                        jump_if!(unlikely a >= b, offset);
                         continue;
                     }
                 }
                 Op::JumpIfNil { src, offset } => {
-                    if win.get(src).is_nil() {
-                        take_jump!(offset);
-                    }
+                    jump_if!(unlikely win.get(src).is_nil(), offset);
                     continue;
                 }
                 Op::JumpIfNotNil { src, offset } => {
-                    if !win.get(src).is_nil() {
-                        take_jump!(offset);
-                    }
+                    jump_if!(likely !win.get(src).is_nil(), offset);
                     continue;
                 }
                 Op::LoadNil { dst } => {
@@ -205,17 +220,13 @@ impl Machine {
                 }
                 Op::JumpIfLess { lhs, rhs, offset } => {
                     if let Some((a, b)) = win.ints(lhs, rhs) {
-                        if a < b {
-                            take_jump!(offset);
-                        }
+                        jump_if!(likely a < b, offset);
                         continue;
                     }
                 }
                 Op::JumpIfNotLessImm { lhs, imm, offset } => {
                     if let &Value::Int(a) = win.get(lhs) {
-                        if a >= i64::from(imm) {
-                            take_jump!(offset);
-                        }
+                        jump_if!(unlikely a >= i64::from(imm), offset);
                         continue;
                     }
                 }
@@ -230,9 +241,7 @@ impl Machine {
                         && fits(n)
                     {
                         win.set_int(reg, n);
-                        if n < b {
-                            take_jump!(offset);
-                        }
+                        jump_if!(likely n < b, offset);
                         continue;
                     }
                 }
