@@ -49,6 +49,10 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
 
+#[cfg(all(feature = "mimalloc", not(feature = "alloc-count")))]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The agent script of the issue (`benches/programs/agent.lisp`, which `compile_cost.rs`
 /// compiles too) without its comment lines: exactly the 8 lines a model would send.
 fn script() -> &'static str {
