@@ -301,7 +301,14 @@ pub fn compile_with_inputs(
     Ok(Compiled {
         program: Arc::new(program),
         direct: direct_call.map(|d| d.tool),
-        inputs: inputs.iter().map(|name| (*name).to_owned()).collect(),
+        inputs: if inputs.is_empty() {
+            // Shared: no allocation for the common script without inputs.
+            static NONE: std::sync::LazyLock<Arc<[String]>> =
+                std::sync::LazyLock::new(|| Arc::from(Vec::new()));
+            Arc::clone(&NONE)
+        } else {
+            inputs.iter().map(|name| (*name).to_owned()).collect()
+        },
     })
 }
 

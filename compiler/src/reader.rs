@@ -229,7 +229,8 @@ fn depth_prescan(tokens: &[(Token, Span)], limit: u64) -> Result<Prescan, Diagno
     // `base` is the depth of the current container's elements; `pending` counts the
     // prefixes waiting for their datum; after a dot, the tail's elements splice into the
     // enclosing list (`(a . (b))` is `(a b)`), so they stay at `base`.
-    let mut open: Vec<(u64, Span)> = Vec::new();
+    // Room for ordinary nesting: one allocation, no growth.
+    let mut open: Vec<(u64, Span)> = Vec::with_capacity(32);
     let mut base: u64 = 1;
     let mut pending: u64 = 0;
     let mut spliced = false;
