@@ -95,15 +95,25 @@ pub type Parsed = (Option<Vec<Sexp>>, Vec<ParseError>);
 /// Parses a whole script's `tokens` into its top-level data; `end` is the input's length.
 #[must_use]
 pub fn parse(tokens: Vec<(Token, Span)>, end: u32) -> Parsed {
+    parse_counted(tokens, end).0
+}
+
+/// [`parse`], with the node count of the data read when the parse found no error: one per
+/// datum plus one per cons cell of every list, counted as the data are built (the
+/// reader's node limit, [`crate::reader`], without a walk over the tree). With errors the
+/// count is meaningless.
+#[must_use]
+pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, u64) {
     let mut parser = Parser {
         tokens,
         at: 0,
         eoi: Span::new(end, end),
         errors: Vec::new(),
         scratch: Vec::with_capacity(32),
+        nodes: 0,
     };
     let forms = parser.script();
-    (forms, parser.errors)
+    ((forms, parser.errors), parser.nodes)
 }
 
 struct Parser {
@@ -118,6 +128,8 @@ struct Parser {
     /// gathered here and moved into one exactly sized `Vec` when the list ends, so a list
     /// costs one allocation and no reallocation.
     scratch: Vec<Sexp>,
+    /// The node count of the data built so far ([`parse_counted`]).
+    nodes: u64,
 }
 
 /// Whether `token` can start a datum.
@@ -140,6 +152,10 @@ fn unexpected(token: &Token, span: Span) -> ParseError {
 }
 
 impl Parser {
+    fn count(&mut self, nodes: u64) {
+        self.nodes = self.nodes.saturating_add(nodes);
+    }
+
     fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.at).map(|(token, _)| token)
     }
@@ -187,7 +203,10 @@ impl Parser {
             return Err(invalid_end(self.eoi));
         };
         match token {
-            Token::Atom(kind) => Ok(Sexp::new(kind, span)),
+            Token::Atom(kind) => {
+                self.count(1);
+                Ok(Sexp::new(kind, span))
+            }
             Token::Error => Ok(Sexp::new(SexpKind::Nil, span)),
             Token::Open => {
                 let items = self.items()?;
@@ -198,11 +217,25 @@ impl Parser {
                     None
                 };
                 self.closing(&Token::Close)?;
+                // The elements and the tail are counted already; the list adds itself and
+                // its cons cells, and a spliced tail (nil, a list) stops being a datum of
+                // its own: its cells become the list's (`dotted_list`).
+                let cells = items.len() as u64;
+                self.count(match &tail {
+                    None if items.is_empty() => 1,
+                    Some(_) if items.is_empty() => 0,
+                    None => 1 + cells,
+                    Some(tail) => match tail.kind {
+                        SexpKind::Nil | SexpKind::List(_) | SexpKind::Dotted(..) => cells,
+                        _ => 1 + cells,
+                    },
+                });
                 Ok(dotted_list(items, tail, self.since(span)))
             }
             Token::OpenVector => {
                 let items = self.items()?;
                 self.closing(&Token::CloseVector)?;
+                self.count(1);
                 Ok(Sexp::new(SexpKind::Vector(items), self.since(span)))
             }
             Token::Prefix(symbol) => {
@@ -213,6 +246,8 @@ impl Parser {
                 } else {
                     self.datum()?
                 };
+                // The head, the list and its two cons cells.
+                self.count(4);
                 Ok(Sexp::new(
                     SexpKind::List(vec![head, body]),
                     self.since(span),
@@ -230,8 +265,12 @@ impl Parser {
                 Ok(Sexp::new(SexpKind::Nil, whole))
             }
             Token::OpenPropertized => {
+                let before = self.nodes;
                 let items = self.items()?;
                 self.closing(&Token::Close)?;
+                // Read as its string alone: one datum.
+                self.nodes = before;
+                self.count(1);
                 let whole = self.since(span);
                 match items.into_iter().next() {
                     Some(Sexp {

@@ -128,7 +128,7 @@ pub fn read(
             return Err(diagnostics);
         }
     };
-    let Some((forms, errors)) = parse_tokens(tokens, source.len(), prescan.deepest) else {
+    let Some(((forms, errors), nodes)) = parse_tokens(tokens, source.len(), prescan.deepest) else {
         diagnostics.push(Diagnostic::new(
             codes::DEPTH,
             ErrorKind::Input,
@@ -157,7 +157,16 @@ pub fn read(
         return Err(diagnostics);
     }
     let forms = forms.unwrap_or_default();
-    count_nodes(&forms, limits.nodes, span_of_source(source)).map_err(|error| vec![error])?;
+    // The parser counted the nodes as it built them; only a script over the limit is
+    // walked, to find where the count passes it.
+    let total = nodes.saturating_add(
+        u64::try_from(forms.len())
+            .unwrap_or(u64::MAX)
+            .saturating_add(3),
+    );
+    if total > limits.nodes {
+        count_nodes(&forms, limits.nodes, span_of_source(source)).map_err(|error| vec![error])?;
+    }
     if forms.is_empty() {
         return Err(vec![Diagnostic::new(
             codes::EMPTY,
@@ -193,7 +202,11 @@ const STACK_BASE: u64 = 64 * 1024;
 /// caller's stack has less left than the pre-scanned depth needs, the parse runs on a fresh
 /// heap-allocated stack segment of that size (`stacker`), on the same thread. `None` when
 /// the needed size does not fit in memory addresses.
-fn parse_tokens(tokens: Vec<(Token, Span)>, end: usize, deepest: u64) -> Option<parser::Parsed> {
+fn parse_tokens(
+    tokens: Vec<(Token, Span)>,
+    end: usize,
+    deepest: u64,
+) -> Option<(parser::Parsed, u64)> {
     let end = u32::try_from(end).unwrap_or(u32::MAX);
     let needed = deepest
         .saturating_add(4)
@@ -203,7 +216,7 @@ fn parse_tokens(tokens: Vec<(Token, Span)>, end: usize, deepest: u64) -> Option<
     Some(stacker::maybe_grow(
         needed,
         needed.saturating_mul(2),
-        || parser::parse(tokens, end),
+        || parser::parse_counted(tokens, end),
     ))
 }
 
@@ -334,4 +347,56 @@ fn count_nodes(forms: &[Sexp], limit: u64, whole: Span) -> Result<(), Diagnostic
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_nodes, depth_prescan, effective_depth, parse_tokens};
+    use crate::lexer;
+    use ptc_vm::{Interner, Limits, Span};
+
+    /// The parser's node count is the walk's exactly: the walk accepts it as the limit and
+    /// refuses one less.
+    #[test]
+    fn the_parser_counts_the_nodes_the_walk_counts() {
+        let limits = Limits::default();
+        for source in [
+            "1",
+            "(a b c)",
+            "(a . b)",
+            "(a . nil)",
+            "(a . (b c))",
+            "(a . (b . c))",
+            "(a b . [1 2])",
+            "(. x)",
+            "(. (a b))",
+            "()",
+            "[]",
+            "[1 (2 3) [4]]",
+            "'x '(a b) `(a ,b ,@(c d)) #'f",
+            "#(\"s\" 0 1 (face bold))",
+            "(let* ((user (get_user :id 42))) (list :name (upcase \"x\")))",
+            "(a (b (c (d . e)) . (f)) . ((g)))",
+        ] {
+            let mut interner = Interner::new();
+            let (tokens, diagnostics) = lexer::lex(source, &limits, &mut interner);
+            assert!(diagnostics.is_empty(), "{source}");
+            let deepest = depth_prescan(&tokens, effective_depth(&limits))
+                .expect("shallow")
+                .deepest;
+            let ((forms, errors), nodes) =
+                parse_tokens(tokens, source.len(), deepest).expect("parses");
+            assert!(errors.is_empty(), "{source}");
+            let forms = forms.expect("read");
+            let total = nodes + forms.len() as u64 + 3;
+            assert!(
+                count_nodes(&forms, total, Span::default()).is_ok(),
+                "{source}"
+            );
+            assert!(
+                count_nodes(&forms, total - 1, Span::default()).is_err(),
+                "{source}: {total}"
+            );
+        }
+    }
 }
