@@ -183,7 +183,7 @@ pub fn compile_with_inputs(
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let deadline = Deadline::new(limits);
     let mut interner = Interner::new();
-    let forms = reader::read(source, limits, &mut interner)?;
+    let (forms, read_size) = reader::read_sized(source, limits, &mut interner)?;
     let input_symbols = crate::inputs::intern(inputs, &mut interner)?;
     deadline.check(Span::default())?;
     let span = forms
@@ -222,8 +222,12 @@ pub fn compile_with_inputs(
                 }]
             })?;
     }
-    let body = Expansion::new(limits, &mut interner)
-        .with_expansions(made)
+    let mut expansion = Expansion::new(limits, &mut interner).with_expansions(made);
+    if definitions.items.is_empty() {
+        // The body is the forms read, whose size the reader counted.
+        expansion = expansion.with_size(read_size);
+    }
+    let body = expansion
         .expand_forms(
             // Expansion consumes the body; nothing reads the unexpanded one afterwards.
             std::mem::take(&mut definitions.body),

@@ -105,6 +105,20 @@ pub fn read(
     limits: &Limits,
     interner: &mut Interner,
 ) -> Result<Vec<Sexp>, Vec<Diagnostic>> {
+    read_sized(source, limits, interner).map(|(forms, _)| forms)
+}
+
+/// [`read`], with the data's size as expansion counts it: the sum of
+/// [`crate::transform::count_nodes`] over the forms (exact: it is within the node limit),
+/// counted by the parser as it built them.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_sized(
+    source: &str,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(Vec<Sexp>, u64), Vec<Diagnostic>> {
     let length = u64::try_from(source.len()).unwrap_or(u64::MAX);
     if length > limits.input_bytes {
         let mut at = usize::try_from(limits.input_bytes).unwrap_or(usize::MAX);
@@ -128,7 +142,8 @@ pub fn read(
             return Err(diagnostics);
         }
     };
-    let Some(((forms, errors), nodes)) = parse_tokens(tokens, source.len(), prescan.deepest) else {
+    let Some(((forms, errors), counts)) = parse_tokens(tokens, source.len(), prescan.deepest)
+    else {
         diagnostics.push(Diagnostic::new(
             codes::DEPTH,
             ErrorKind::Input,
@@ -159,7 +174,7 @@ pub fn read(
     let forms = forms.unwrap_or_default();
     // The parser counted the nodes as it built them; only a script over the limit is
     // walked, to find where the count passes it.
-    let total = nodes.saturating_add(
+    let total = counts.nodes.saturating_add(
         u64::try_from(forms.len())
             .unwrap_or(u64::MAX)
             .saturating_add(3),
@@ -175,7 +190,7 @@ pub fn read(
             span_of_source(source),
         )]);
     }
-    Ok(forms)
+    Ok((forms, counts.nodes.saturating_sub(counts.lists)))
 }
 
 /// Reads `source` with a fresh symbol table: the data and the table they are interned in.
@@ -206,7 +221,7 @@ fn parse_tokens(
     tokens: Vec<(Token, Span)>,
     end: usize,
     deepest: u64,
-) -> Option<(parser::Parsed, u64)> {
+) -> Option<(parser::Parsed, parser::Counts)> {
     let end = u32::try_from(end).unwrap_or(u32::MAX);
     let needed = deepest
         .saturating_add(4)
@@ -356,7 +371,7 @@ mod tests {
     use ptc_vm::{Interner, Limits, Span};
 
     /// The parser's node count is the walk's exactly: the walk accepts it as the limit and
-    /// refuses one less.
+    /// refuses one less; less the lists, it is the expansion's count.
     #[test]
     fn the_parser_counts_the_nodes_the_walk_counts() {
         let limits = Limits::default();
@@ -384,11 +399,16 @@ mod tests {
             let deepest = depth_prescan(&tokens, effective_depth(&limits))
                 .expect("shallow")
                 .deepest;
-            let ((forms, errors), nodes) =
+            let ((forms, errors), counts) =
                 parse_tokens(tokens, source.len(), deepest).expect("parses");
             assert!(errors.is_empty(), "{source}");
             let forms = forms.expect("read");
-            let total = nodes + forms.len() as u64 + 3;
+            let total = counts.nodes + forms.len() as u64 + 3;
+            let expansion_size: u64 = forms
+                .iter()
+                .map(|form| crate::transform::count_nodes(form, u64::MAX))
+                .sum();
+            assert_eq!(counts.nodes - counts.lists, expansion_size, "{source}");
             assert!(
                 count_nodes(&forms, total, Span::default()).is_ok(),
                 "{source}"
