@@ -183,7 +183,7 @@ pub fn compile_with_inputs(
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let deadline = Deadline::new(limits);
     let mut interner = Interner::new();
-    let forms = reader::read(source, limits, &mut interner)?;
+    let (forms, read_size) = reader::read_sized(source, limits, &mut interner)?;
     let input_symbols = crate::inputs::intern(inputs, &mut interner)?;
     deadline.check(Span::default())?;
     let span = forms
@@ -222,8 +222,12 @@ pub fn compile_with_inputs(
                 }]
             })?;
     }
-    let body = Expansion::new(limits, &mut interner)
-        .with_expansions(made)
+    let mut expansion = Expansion::new(limits, &mut interner).with_expansions(made);
+    if definitions.items.is_empty() {
+        // The body is the forms read, whose size the reader counted.
+        expansion = expansion.with_size(read_size);
+    }
+    let body = expansion
         .expand_forms(
             // Expansion consumes the body; nothing reads the unexpanded one afterwards.
             std::mem::take(&mut definitions.body),
@@ -301,7 +305,14 @@ pub fn compile_with_inputs(
     Ok(Compiled {
         program: Arc::new(program),
         direct: direct_call.map(|d| d.tool),
-        inputs: inputs.iter().map(|name| (*name).to_owned()).collect(),
+        inputs: if inputs.is_empty() {
+            // Shared: no allocation for the common script without inputs.
+            static NONE: std::sync::LazyLock<Arc<[String]>> =
+                std::sync::LazyLock::new(|| Arc::from(Vec::new()));
+            Arc::clone(&NONE)
+        } else {
+            inputs.iter().map(|name| (*name).to_owned()).collect()
+        },
     })
 }
 

@@ -104,12 +104,19 @@ pub fn collect(
     roster: &Roster,
     interner: &Interner,
 ) -> Result<Definitions, Vec<Diagnostic>> {
+    let mut definitions = Definitions::default();
+    let is_definition =
+        |form: &Sexp| matches!(operator_name(form, interner), Some("defun" | "defmacro"));
+    if !forms.is_empty() && !forms.iter().any(is_definition) {
+        // No definition (most scripts): the forms are the body as they are, no copy.
+        definitions.body = forms;
+        return Ok(definitions);
+    }
     let script_span = forms
         .iter()
         .map(|f| f.span)
         .reduce(Span::join)
         .unwrap_or_default();
-    let mut definitions = Definitions::default();
     let mut errors = Vec::new();
     for form in forms {
         let kind = match operator_name(&form, interner) {

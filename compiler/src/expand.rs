@@ -141,6 +141,9 @@ pub struct Expansion<'a> {
     /// Expansions preflight already made of the forms being walked
     /// ([`Expansion::with_expansions`]), consumed as they are met.
     made: Expansions,
+    /// The size of the forms [`Expansion::expand_forms`] is given next, when the caller
+    /// counted it already ([`Expansion::with_size`]).
+    counted: Option<u64>,
 }
 
 /// Transformer expansions made by preflight, by the address of the form they expand
@@ -200,6 +203,7 @@ impl<'a> Expansion<'a> {
             work: 0,
             size: 0,
             made: Expansions::default(),
+            counted: None,
         }
     }
 
@@ -208,6 +212,16 @@ impl<'a> Expansion<'a> {
     #[must_use]
     pub(crate) fn with_expansions(mut self, made: Expansions) -> Self {
         self.made = made;
+        self
+    }
+
+    /// Takes `size` as the sum of [`count_nodes`] over the forms the next
+    /// [`Expansion::expand_forms`] is given (the reader counted it: [`crate::reader::read_sized`])
+    /// instead of counting them again. Exact sizes only: each form's count must be within
+    /// the size budget, as every form of a read script's body is.
+    #[must_use]
+    pub(crate) fn with_size(mut self, size: u64) -> Self {
+        self.counted = Some(size);
         self
     }
 
@@ -242,9 +256,13 @@ impl<'a> Expansion<'a> {
         expander: &mut dyn MacroExpander,
         interner: &mut Interner,
     ) -> Result<Vec<Sexp>, Diagnostic> {
-        for form in &forms {
-            let nodes = count_nodes(form, self.budget.size);
-            self.size = self.size.saturating_add(nodes);
+        if let Some(size) = self.counted.take() {
+            self.size = self.size.saturating_add(size);
+        } else {
+            for form in &forms {
+                let nodes = count_nodes(form, self.budget.size);
+                self.size = self.size.saturating_add(nodes);
+            }
         }
         for form in &mut forms {
             self.walk(form, 1, expander, interner)?;

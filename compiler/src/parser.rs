@@ -95,15 +95,34 @@ pub type Parsed = (Option<Vec<Sexp>>, Vec<ParseError>);
 /// Parses a whole script's `tokens` into its top-level data; `end` is the input's length.
 #[must_use]
 pub fn parse(tokens: Vec<(Token, Span)>, end: u32) -> Parsed {
+    parse_counted(tokens, end).0
+}
+
+/// What [`parse_counted`] counted of the data read, as they were built: meaningful only when
+/// the parse found no error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// One per datum plus one per cons cell of every list (the reader's node limit,
+    /// [`crate::reader`], without a walk over the tree).
+    pub nodes: u64,
+    /// The lists among the data (proper and dotted): the nodes less the lists are the
+    /// data's [`crate::transform::count_nodes`].
+    pub lists: u64,
+}
+
+/// [`parse`], with the [`Counts`] of the data read.
+#[must_use]
+pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, Counts) {
     let mut parser = Parser {
         tokens,
         at: 0,
         eoi: Span::new(end, end),
         errors: Vec::new(),
         scratch: Vec::with_capacity(32),
+        counts: Counts::default(),
     };
     let forms = parser.script();
-    (forms, parser.errors)
+    ((forms, parser.errors), parser.counts)
 }
 
 struct Parser {
@@ -118,6 +137,8 @@ struct Parser {
     /// gathered here and moved into one exactly sized `Vec` when the list ends, so a list
     /// costs one allocation and no reallocation.
     scratch: Vec<Sexp>,
+    /// The counts of the data built so far ([`parse_counted`]).
+    counts: Counts,
 }
 
 /// Whether `token` can start a datum.
@@ -140,6 +161,10 @@ fn unexpected(token: &Token, span: Span) -> ParseError {
 }
 
 impl Parser {
+    fn count(&mut self, nodes: u64) {
+        self.counts.nodes = self.counts.nodes.saturating_add(nodes);
+    }
+
     fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.at).map(|(token, _)| token)
     }
@@ -187,7 +212,10 @@ impl Parser {
             return Err(invalid_end(self.eoi));
         };
         match token {
-            Token::Atom(kind) => Ok(Sexp::new(kind, span)),
+            Token::Atom(kind) => {
+                self.count(1);
+                Ok(Sexp::new(kind, span))
+            }
             Token::Error => Ok(Sexp::new(SexpKind::Nil, span)),
             Token::Open => {
                 let items = self.items()?;
@@ -198,11 +226,29 @@ impl Parser {
                     None
                 };
                 self.closing(&Token::Close)?;
+                // The elements and the tail are counted already; the list adds itself and
+                // its cons cells, and a spliced tail (nil, a list) stops being a datum of
+                // its own: its cells become the list's (`dotted_list`).
+                // A spliced list tail hands its list over, so the lists stay as counted.
+                let cells = items.len() as u64;
+                let (nodes, lists) = match &tail {
+                    None if items.is_empty() => (1, 0),
+                    Some(_) if items.is_empty() => (0, 0),
+                    None => (1 + cells, 1),
+                    Some(tail) => match tail.kind {
+                        SexpKind::List(_) | SexpKind::Dotted(..) => (cells, 0),
+                        SexpKind::Nil => (cells, 1),
+                        _ => (1 + cells, 1),
+                    },
+                };
+                self.count(nodes);
+                self.counts.lists = self.counts.lists.saturating_add(lists);
                 Ok(dotted_list(items, tail, self.since(span)))
             }
             Token::OpenVector => {
                 let items = self.items()?;
                 self.closing(&Token::CloseVector)?;
+                self.count(1);
                 Ok(Sexp::new(SexpKind::Vector(items), self.since(span)))
             }
             Token::Prefix(symbol) => {
@@ -213,6 +259,9 @@ impl Parser {
                 } else {
                     self.datum()?
                 };
+                // The head, the list and its two cons cells.
+                self.count(4);
+                self.counts.lists = self.counts.lists.saturating_add(1);
                 Ok(Sexp::new(
                     SexpKind::List(vec![head, body]),
                     self.since(span),
@@ -230,8 +279,12 @@ impl Parser {
                 Ok(Sexp::new(SexpKind::Nil, whole))
             }
             Token::OpenPropertized => {
+                let before = self.counts;
                 let items = self.items()?;
                 self.closing(&Token::Close)?;
+                // Read as its string alone: one datum.
+                self.counts = before;
+                self.count(1);
                 let whole = self.since(span);
                 match items.into_iter().next() {
                     Some(Sexp {

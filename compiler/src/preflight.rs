@@ -309,13 +309,13 @@ impl Walk<'_> {
         let args = items.get(1..).unwrap_or_default();
         // The conveniences of `crate::sugar` bind names and take unevaluated parts, so
         // they are checked through their real expansion, as backquote is.
-        if let Some(sugar @ Transformer::Sugar(_)) = Transformer::of(form, interner) {
-            self.expansion(sugar, form, depth, interner);
-            return;
-        }
         // Borrowed from the table: every arm is done with it before it recurses (which
         // may write the table).
         let name = interner.name(head).unwrap_or_default();
+        if let Some(sugar @ Transformer::Sugar(_)) = Transformer::of_named(form, name) {
+            self.expansion(sugar, form, depth, interner);
+            return;
+        }
         match name {
             "quote" => {}
             "`" => self.expansion(Transformer::Backquote, form, depth, interner),

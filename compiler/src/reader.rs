@@ -105,6 +105,20 @@ pub fn read(
     limits: &Limits,
     interner: &mut Interner,
 ) -> Result<Vec<Sexp>, Vec<Diagnostic>> {
+    read_sized(source, limits, interner).map(|(forms, _)| forms)
+}
+
+/// [`read`], with the data's size as expansion counts it: the sum of
+/// [`crate::transform::count_nodes`] over the forms (exact: it is within the node limit),
+/// counted by the parser as it built them.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_sized(
+    source: &str,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(Vec<Sexp>, u64), Vec<Diagnostic>> {
     let length = u64::try_from(source.len()).unwrap_or(u64::MAX);
     if length > limits.input_bytes {
         let mut at = usize::try_from(limits.input_bytes).unwrap_or(usize::MAX);
@@ -128,7 +142,8 @@ pub fn read(
             return Err(diagnostics);
         }
     };
-    let Some((forms, errors)) = parse_tokens(tokens, source.len(), prescan.deepest) else {
+    let Some(((forms, errors), counts)) = parse_tokens(tokens, source.len(), prescan.deepest)
+    else {
         diagnostics.push(Diagnostic::new(
             codes::DEPTH,
             ErrorKind::Input,
@@ -157,7 +172,16 @@ pub fn read(
         return Err(diagnostics);
     }
     let forms = forms.unwrap_or_default();
-    count_nodes(&forms, limits.nodes, span_of_source(source)).map_err(|error| vec![error])?;
+    // The parser counted the nodes as it built them; only a script over the limit is
+    // walked, to find where the count passes it.
+    let total = counts.nodes.saturating_add(
+        u64::try_from(forms.len())
+            .unwrap_or(u64::MAX)
+            .saturating_add(3),
+    );
+    if total > limits.nodes {
+        count_nodes(&forms, limits.nodes, span_of_source(source)).map_err(|error| vec![error])?;
+    }
     if forms.is_empty() {
         return Err(vec![Diagnostic::new(
             codes::EMPTY,
@@ -166,7 +190,7 @@ pub fn read(
             span_of_source(source),
         )]);
     }
-    Ok(forms)
+    Ok((forms, counts.nodes.saturating_sub(counts.lists)))
 }
 
 /// Reads `source` with a fresh symbol table: the data and the table they are interned in.
@@ -193,7 +217,11 @@ const STACK_BASE: u64 = 64 * 1024;
 /// caller's stack has less left than the pre-scanned depth needs, the parse runs on a fresh
 /// heap-allocated stack segment of that size (`stacker`), on the same thread. `None` when
 /// the needed size does not fit in memory addresses.
-fn parse_tokens(tokens: Vec<(Token, Span)>, end: usize, deepest: u64) -> Option<parser::Parsed> {
+fn parse_tokens(
+    tokens: Vec<(Token, Span)>,
+    end: usize,
+    deepest: u64,
+) -> Option<(parser::Parsed, parser::Counts)> {
     let end = u32::try_from(end).unwrap_or(u32::MAX);
     let needed = deepest
         .saturating_add(4)
@@ -203,7 +231,7 @@ fn parse_tokens(tokens: Vec<(Token, Span)>, end: usize, deepest: u64) -> Option<
     Some(stacker::maybe_grow(
         needed,
         needed.saturating_mul(2),
-        || parser::parse(tokens, end),
+        || parser::parse_counted(tokens, end),
     ))
 }
 
@@ -229,7 +257,8 @@ fn depth_prescan(tokens: &[(Token, Span)], limit: u64) -> Result<Prescan, Diagno
     // `base` is the depth of the current container's elements; `pending` counts the
     // prefixes waiting for their datum; after a dot, the tail's elements splice into the
     // enclosing list (`(a . (b))` is `(a b)`), so they stay at `base`.
-    let mut open: Vec<(u64, Span)> = Vec::new();
+    // Room for ordinary nesting: one allocation, no growth.
+    let mut open: Vec<(u64, Span)> = Vec::with_capacity(32);
     let mut base: u64 = 1;
     let mut pending: u64 = 0;
     let mut spliced = false;
@@ -333,4 +362,61 @@ fn count_nodes(forms: &[Sexp], limit: u64, whole: Span) -> Result<(), Diagnostic
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_nodes, depth_prescan, effective_depth, parse_tokens};
+    use crate::lexer;
+    use ptc_vm::{Interner, Limits, Span};
+
+    /// The parser's node count is the walk's exactly: the walk accepts it as the limit and
+    /// refuses one less; less the lists, it is the expansion's count.
+    #[test]
+    fn the_parser_counts_the_nodes_the_walk_counts() {
+        let limits = Limits::default();
+        for source in [
+            "1",
+            "(a b c)",
+            "(a . b)",
+            "(a . nil)",
+            "(a . (b c))",
+            "(a . (b . c))",
+            "(a b . [1 2])",
+            "(. x)",
+            "(. (a b))",
+            "()",
+            "[]",
+            "[1 (2 3) [4]]",
+            "'x '(a b) `(a ,b ,@(c d)) #'f",
+            "#(\"s\" 0 1 (face bold))",
+            "(let* ((user (get_user :id 42))) (list :name (upcase \"x\")))",
+            "(a (b (c (d . e)) . (f)) . ((g)))",
+        ] {
+            let mut interner = Interner::new();
+            let (tokens, diagnostics) = lexer::lex(source, &limits, &mut interner);
+            assert!(diagnostics.is_empty(), "{source}");
+            let deepest = depth_prescan(&tokens, effective_depth(&limits))
+                .expect("shallow")
+                .deepest;
+            let ((forms, errors), counts) =
+                parse_tokens(tokens, source.len(), deepest).expect("parses");
+            assert!(errors.is_empty(), "{source}");
+            let forms = forms.expect("read");
+            let total = counts.nodes + forms.len() as u64 + 3;
+            let expansion_size: u64 = forms
+                .iter()
+                .map(|form| crate::transform::count_nodes(form, u64::MAX))
+                .sum();
+            assert_eq!(counts.nodes - counts.lists, expansion_size, "{source}");
+            assert!(
+                count_nodes(&forms, total, Span::default()).is_ok(),
+                "{source}"
+            );
+            assert!(
+                count_nodes(&forms, total - 1, Span::default()).is_err(),
+                "{source}: {total}"
+            );
+        }
+    }
 }

@@ -30,7 +30,12 @@ use crate::transform::{Builder, is_variable, shape};
 #[must_use]
 pub fn lookup(name: &str) -> Option<&'static str> {
     // Asked for every list head preflight and expansion see: a hash set over the table's
-    // conveniences, built once, instead of a scan.
+    // conveniences, built once, instead of a scan; most heads are no convenience and are
+    // rejected by length and first byte ([`crate::tables::NameFilter`]) without hashing.
+    const FILTER: crate::tables::NameFilter = {
+        let (_, conveniences) = crate::tables::TRANSFORMERS.split_at(6);
+        crate::tables::name_filter(conveniences)
+    };
     static NAMES: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
         std::sync::LazyLock::new(|| {
             crate::tables::TRANSFORMERS
@@ -39,6 +44,9 @@ pub fn lookup(name: &str) -> Option<&'static str> {
                 .copied()
                 .collect()
         });
+    if !crate::tables::may_hold(&FILTER, name) {
+        return None;
+    }
     NAMES.get(name).copied()
 }
 

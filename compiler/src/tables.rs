@@ -91,13 +91,44 @@ pub fn is_special_form(name: &str) -> bool {
     SPECIAL_FORMS.contains(&name)
 }
 
+/// A quick filter over a name table: entry `min(len, 31)` has bit `first byte % 32` set
+/// when some name of the table has that length and first byte. A name whose entry lacks
+/// its bit is not in the table, which rejects most operator names without hashing them.
+pub(crate) type NameFilter = [u32; 32];
+
+/// The [`NameFilter`] of `names`.
+pub(crate) const fn name_filter(names: &[&str]) -> NameFilter {
+    let mut filter = [0u32; 32];
+    let mut index = 0;
+    while index < names.len() {
+        let bytes = names[index].as_bytes();
+        if let Some(&first) = bytes.first() {
+            let length = if bytes.len() < 31 { bytes.len() } else { 31 };
+            filter[length] |= 1 << (first % 32);
+        }
+        index += 1;
+    }
+    filter
+}
+
+/// Whether `name` passes `filter` (may be in its table).
+#[inline]
+pub(crate) fn may_hold(filter: &NameFilter, name: &str) -> bool {
+    let bytes = name.as_bytes();
+    bytes
+        .first()
+        .is_some_and(|&first| filter[bytes.len().min(31)] & (1 << (first % 32)) != 0)
+}
+
 /// Whether `name` is a syntax transformer.
 #[must_use]
 pub fn is_transformer(name: &str) -> bool {
-    // Asked for every call preflight sees: a hash set over the table, built once.
+    // Asked for every call preflight sees: a hash set over the table, built once, behind
+    // a filter that rejects most names without hashing them.
+    const FILTER: NameFilter = name_filter(&TRANSFORMERS);
     static NAMES: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
         std::sync::LazyLock::new(|| TRANSFORMERS.iter().copied().collect());
-    NAMES.contains(name)
+    may_hold(&FILTER, name) && NAMES.contains(name)
 }
 
 /// Whether `name` is `defun` or `defmacro`.
@@ -184,5 +215,22 @@ mod tests {
         assert!(!is_primitive("expt"));
         assert!(is_builtin("defmacro"));
         assert!(!is_builtin("Read"));
+    }
+
+    #[test]
+    fn name_filters_pass_every_name_of_their_table() {
+        for name in TRANSFORMERS {
+            assert!(is_transformer(name), "{name}");
+        }
+        for name in TRANSFORMERS.iter().skip(6) {
+            assert_eq!(crate::sugar::lookup(name), Some(*name));
+        }
+        let long = "a-name-longer-than-thirty-one-bytes-in-all";
+        let filter = name_filter(&[long]);
+        assert!(may_hold(&filter, long));
+        assert!(!may_hold(&filter, "a"));
+        assert!(!may_hold(&filter, ""));
+        assert!(!is_transformer("plist-get"));
+        assert_eq!(crate::sugar::lookup("plist-get"), None);
     }
 }

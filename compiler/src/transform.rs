@@ -98,7 +98,12 @@ impl Transformer {
     #[must_use]
     pub fn of(form: &Sexp, interner: &Interner) -> Option<Transformer> {
         let head = form.head_symbol()?;
-        let name = name_of(interner, head);
+        Transformer::of_named(form, name_of(interner, head))
+    }
+
+    /// [`Transformer::of`] for a caller that has the name of `form`'s head symbol already.
+    #[must_use]
+    pub fn of_named(form: &Sexp, name: &str) -> Option<Transformer> {
         if name == "sort" && form.as_list().is_some_and(|items| items.len() == 3) {
             return Some(Transformer::Sugar("sort"));
         }
