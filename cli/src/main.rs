@@ -307,10 +307,10 @@ fn not_utf8_outcome(
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
-        error: Some(ptc_runtime::OutcomeError::new(
+        error: Some(Box::new(ptc_runtime::OutcomeError::new(
             ptc_runtime::ErrorKind::of_diagnostic(diagnostic),
             diagnostic.message.clone(),
-        )),
+        ))),
         direct: None,
         direct_result: None,
         calls: Vec::new(),

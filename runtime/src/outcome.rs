@@ -117,8 +117,10 @@ pub struct Outcome {
     pub text: String,
     /// The final value as JSON, when completed.
     pub value: Option<Json>,
-    /// The typed error, when not completed.
-    pub error: Option<OutcomeError>,
+    /// The typed error, when not completed. Boxed like `direct_result`: a completed run has
+    /// none, and the inline error made a spawned run's tokio task 128 bytes larger (its
+    /// cell is rounded to 128 bytes).
+    pub error: Option<Box<OutcomeError>>,
     /// The tool's name when the script was a provably direct call.
     pub direct: Option<String>,
     /// One record per nested call, in dispatch order.
@@ -146,8 +148,8 @@ impl Outcome {
     /// # Errors
     /// The run's [`OutcomeError`] when it did not complete.
     pub fn into_result(self) -> Result<Outcome, OutcomeError> {
-        match self.error.clone() {
-            Some(error) if !self.is_completed() => Err(error),
+        match self.error.as_deref() {
+            Some(error) if !self.is_completed() => Err(error.clone()),
             _ => Ok(self),
         }
     }

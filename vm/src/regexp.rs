@@ -226,13 +226,21 @@ impl Regex {
 /// same pattern compiles it once. Holds at most 16 entries, most recent first, and at most
 /// [`CACHE_MEMORY`] bytes as [`Regex::memory`] counts them (least recent evicted first; the
 /// newest entry is always kept, and it alone is bounded by the compiled-size limits).
+///
+/// Empty, it is one null pointer: its contents are boxed on first use, so a run that uses
+/// no regexp (most) carries 8 bytes, not two empty vectors.
 #[derive(Debug, Default)]
 pub struct RegexCache {
+    inner: Option<Box<CacheInner>>,
+}
+
+#[derive(Debug, Default)]
+struct CacheInner {
     entries: Vec<(Box<str>, Wrap, Arc<Regex>)>,
     /// The run's match data: what the last successful `string-match` found, as character
     /// indices of its string per group. Per run (the cache belongs to one machine), so no
     /// state is shared between runs.
-    pub match_data: Groups,
+    match_data: Groups,
 }
 
 impl RegexCache {
@@ -240,6 +248,26 @@ impl RegexCache {
     #[must_use]
     pub fn new() -> Self {
         RegexCache::default()
+    }
+
+    /// The run's match data: what the last successful `string-match` found, as character
+    /// indices of its string per group (empty before any match).
+    #[must_use]
+    pub fn match_data(&self) -> &[Option<(usize, usize)>] {
+        self.inner.as_deref().map_or(&[], |inner| &inner.match_data)
+    }
+
+    /// Replaces the run's match data.
+    pub fn set_match_data(&mut self, data: Groups) {
+        self.inner_mut().match_data = data;
+    }
+
+    fn inner_mut(&mut self) -> &mut CacheInner {
+        self.inner.get_or_insert_with(Box::default)
+    }
+
+    fn entries(&self) -> &[(Box<str>, Wrap, Arc<Regex>)] {
+        self.inner.as_deref().map_or(&[], |inner| &inner.entries)
     }
 
     /// The compiled form of `pattern` embedded as `wrap`, compiling it on a miss.
@@ -265,21 +293,24 @@ impl RegexCache {
         limits: &Limits,
     ) -> Result<(Arc<Regex>, u64)> {
         if let Some(index) = self
-            .entries
+            .entries()
             .iter()
             .position(|(p, w, _)| &**p == pattern && *w == wrap)
         {
-            let entry = self.entries.remove(index);
+            let entries = &mut self.inner_mut().entries;
+            let entry = entries.remove(index);
             let regex = Arc::clone(&entry.2);
-            self.entries.insert(0, entry);
+            entries.insert(0, entry);
             return Ok((regex, 0));
         }
         let regex = Arc::new(Regex::new(pattern, wrap, limits)?);
-        self.entries.truncate(CACHE_ENTRIES - 1);
-        self.entries
+        let inner = self.inner_mut();
+        inner.entries.truncate(CACHE_ENTRIES - 1);
+        inner
+            .entries
             .insert(0, (pattern.into(), wrap, Arc::clone(&regex)));
-        while self.entries.len() > 1 && self.memory() > CACHE_MEMORY {
-            self.entries.pop();
+        while inner.entries.len() > 1 && memory(&inner.entries) > CACHE_MEMORY {
+            inner.entries.pop();
         }
         let units = regex.compile_units();
         Ok((regex, units))
@@ -288,19 +319,24 @@ impl RegexCache {
     /// The memory the cached regexps may hold, as [`Regex::memory`] counts it.
     #[must_use]
     pub fn memory(&self) -> usize {
-        self.entries
-            .iter()
-            .map(|(_, _, regex)| regex.memory())
-            .fold(0, usize::saturating_add)
+        memory(self.entries())
     }
 
     /// The newest entry's memory (0 when empty).
     #[must_use]
     pub fn newest_memory(&self) -> usize {
-        self.entries
+        self.entries()
             .first()
             .map_or(0, |(_, _, regex)| regex.memory())
     }
+}
+
+/// The memory `entries` hold, as [`Regex::memory`] counts it.
+fn memory(entries: &[(Box<str>, Wrap, Arc<Regex>)]) -> usize {
+    entries
+        .iter()
+        .map(|(_, _, regex)| regex.memory())
+        .fold(0, usize::saturating_add)
 }
 
 /// The static check of a guest regexp: byte cap, subset scan and compilation, without the
@@ -977,10 +1013,10 @@ mod tests {
             let pattern = format!("{}{i}", "[[:alpha:]]".repeat(60));
             cache.get(&pattern, Wrap::Plain, &limits).unwrap();
             assert!(cache.memory() <= CACHE_MEMORY.max(cache.newest_memory()));
-            assert!(cache.entries.len() <= CACHE_ENTRIES);
+            assert!(cache.entries().len() <= CACHE_ENTRIES);
         }
         assert!(
-            cache.entries.len() < CACHE_ENTRIES,
+            cache.entries().len() < CACHE_ENTRIES,
             "large regexps evict early"
         );
     }

@@ -22,7 +22,6 @@ impl Envelope {
         requests: impl ExactSizeIterator<Item = ToolRequest>,
         direct: bool,
         single: bool,
-        scope: &'static str,
     ) {
         let count = requests.len();
         let batch = (count > 1).then(|| {
@@ -39,14 +38,13 @@ impl Envelope {
         self.report(true);
         self.phase = Phase::Calls(Batch {
             first,
-            count,
+            count: u32::try_from(count).unwrap_or(u32::MAX),
             next: 0,
             done: 0,
             results: vec![None; count],
             pending,
             direct,
             single,
-            scope,
         });
     }
 
@@ -98,7 +96,7 @@ impl Envelope {
         self.calls.push(record);
         self.states.push(CallState::Queued);
         if self.options.progress {
-            self.tracks.push(crate::progress::Track::default());
+            self.cold().tracks.push(crate::progress::Track::default());
         }
         prepared
     }
@@ -130,7 +128,8 @@ impl Envelope {
             self.resume(batch);
             return None;
         }
-        let deadline = (batch.first..batch.first + batch.count)
+        let deadline = batch
+            .calls()
             .filter_map(|call| match self.states.get(call) {
                 Some(CallState::Running { deadline }) => *deadline,
                 _ => None,
@@ -148,7 +147,7 @@ impl Envelope {
         };
         let now = self.now;
         let mut expired = Vec::new();
-        for position in 0..batch.count {
+        for position in 0..batch.count() {
             let call = batch.first + position;
             let due = matches!(
                 self.states.get(call),
@@ -172,7 +171,7 @@ impl Envelope {
         let parallelism = usize::try_from(self.limits().parallelism.max(1)).unwrap_or(1);
         let mut asks = Vec::new();
         while batch.next < batch.count && self.active(batch) < parallelism {
-            let position = batch.next;
+            let position = batch.next();
             batch.next += 1;
             let call = batch.first + position;
             // The request stays pending for its dispatch; only an ask copies it.
@@ -202,7 +201,8 @@ impl Envelope {
 
     /// Calls of `batch` holding a slot: asking, allowed or running.
     fn active(&self, batch: &Batch) -> usize {
-        (batch.first..batch.first + batch.count)
+        batch
+            .calls()
             .filter(|&call| {
                 matches!(
                     self.states.get(call),
@@ -219,7 +219,7 @@ impl Envelope {
             .tool_timeout_ms
             .and_then(|ms| self.now.checked_add(Duration::from_millis(ms)));
         let mut ready = Vec::new();
-        for position in 0..batch.next {
+        for position in 0..batch.next() {
             let call = batch.first + position;
             if self.states.get(call) != Some(&CallState::Allowed) {
                 continue;
@@ -249,7 +249,7 @@ impl Envelope {
         self.calls.reserve_exact(more);
         self.states.reserve_exact(more);
         if self.options.progress {
-            self.tracks.reserve_exact(more);
+            self.cold().tracks.reserve_exact(more);
         }
     }
 
@@ -421,7 +421,7 @@ impl Envelope {
         })?;
         let reason = reason.into();
         let tool = self.tool_of(call);
-        let scope = self.take_batch().map_or("script", |batch| batch.scope);
+        let scope = self.take_batch().map_or("script", |batch| batch.scope());
         self.set(call, Status::Denied, Some(reason.clone()));
         self.set_state(call, CallState::Ended);
         self.set_waiting(call, false);
@@ -457,9 +457,11 @@ impl Envelope {
                 record.preview = Some(why.to_owned());
             }
         }
-        self.tracks
-            .iter_mut()
-            .for_each(|track| track.waiting = false);
+        if let Some(cold) = self.cold.as_mut() {
+            cold.tracks
+                .iter_mut()
+                .for_each(|track| track.waiting = false);
+        }
         if !held.is_empty() {
             self.cold().outbox.push_back(Event::Cancel(held));
         }

@@ -23,7 +23,7 @@ pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outco
         kind: OutcomeKind::ScriptError,
         text: cap_text(format!("Error: {message}")),
         value: None,
-        error: Some(OutcomeError::new(kind, message)),
+        error: Some(Box::new(OutcomeError::new(kind, message))),
         direct: None,
         direct_result: None,
         calls: Vec::new(),
@@ -56,7 +56,7 @@ pub(super) fn persist_failed(mut outcome: Outcome) -> Outcome {
     outcome.kind = OutcomeKind::ScriptError;
     outcome.text = format!("Error: {message}");
     outcome.value = None;
-    outcome.error = Some(OutcomeError::new(ErrorKind::Journal, message));
+    outcome.error = Some(Box::new(OutcomeError::new(ErrorKind::Journal, message)));
     outcome
 }
 
@@ -66,10 +66,10 @@ pub(super) fn start_failed(envelope: &mut Envelope) {
         OutcomeKind::ScriptError,
         "Error: ToolCall audit checkpoint could not be persisted".to_owned(),
     );
-    outcome.error = Some(OutcomeError::new(
+    outcome.error = Some(Box::new(OutcomeError::new(
         ErrorKind::Journal,
         "ToolCall audit checkpoint could not be persisted",
-    ));
+    )));
     envelope.finish(Box::new(outcome));
 }
 
@@ -145,7 +145,7 @@ impl Envelope {
         let mut outcome = self.outcome(kind, text.clone());
         if failed {
             let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
-            outcome.error = Some(OutcomeError::new(ErrorKind::ToolError, message));
+            outcome.error = Some(Box::new(OutcomeError::new(ErrorKind::ToolError, message)));
         } else {
             outcome.value = Some(match result.as_ref().and_then(|r| r.structured.clone()) {
                 Some(json) => json,
@@ -208,7 +208,7 @@ impl Envelope {
         }
         let text = cap_text(format!("Error: {message}{suffix}"));
         let mut outcome = self.outcome(kind, text);
-        outcome.error = Some(OutcomeError::new(error_kind, message));
+        outcome.error = Some(Box::new(OutcomeError::new(error_kind, message)));
         self.conclude(outcome);
     }
 

@@ -264,7 +264,7 @@ pub(super) fn string_match(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
         .collect();
     let begin = data.first().copied().flatten().map_or(0, |(b, _)| b);
     if let Some(cache) = ctx.regexps.as_deref_mut() {
-        cache.match_data = data;
+        cache.set_match_data(data);
     }
     Ok(Value::Int(i64::try_from(begin).unwrap_or(i64::MAX)))
 }
@@ -279,7 +279,7 @@ fn group(ctx: &PrimCtx<'_>, value: &Value) -> Result<Option<(usize, usize)>> {
     Ok(ctx
         .regexps
         .as_deref()
-        .and_then(|cache| cache.match_data.get(n).copied().flatten()))
+        .and_then(|cache| cache.match_data().get(n).copied().flatten()))
 }
 
 /// `(match-string NUM STRING)`: the text group NUM of the last `string-match` matched in
