@@ -347,6 +347,9 @@ pub struct Registry {
     index: HashMap<String, usize>,
     /// The fingerprint of the whole roster, computed on first use.
     fingerprint: std::sync::OnceLock<u64>,
+    /// The whole roster, built on first use: a compile without a tool filter borrows it
+    /// instead of copying every tool's name again.
+    roster: std::sync::OnceLock<ptc_compiler::Roster>,
 }
 
 /// Up to this many tools, [`Registry::get`] compares names instead of hashing one.
@@ -452,6 +455,7 @@ impl Registry {
     ) -> &mut Self {
         let args = Arc::new(crate::contract::summarise(&contract.input_schema));
         self.fingerprint = std::sync::OnceLock::new();
+        self.roster = std::sync::OnceLock::new();
         self.index.insert(contract.name.clone(), self.tools.len());
         self.tools.push(RegisteredTool {
             contract,
@@ -514,6 +518,24 @@ impl Registry {
         }
     }
 
+    /// The roster of every tool, built once per registry (what [`Registry::roster`]
+    /// returns a copy of).
+    pub(crate) fn whole_roster(&self) -> &ptc_compiler::Roster {
+        self.roster.get_or_init(|| self.roster_for(None))
+    }
+
+    /// The roster of the tools `filter` allows, borrowed from [`Registry::whole_roster`]
+    /// without a filter.
+    pub(crate) fn roster_cow(
+        &self,
+        filter: Option<&crate::ToolFilter>,
+    ) -> std::borrow::Cow<'_, ptc_compiler::Roster> {
+        match filter {
+            None => std::borrow::Cow::Borrowed(self.whole_roster()),
+            Some(_) => std::borrow::Cow::Owned(self.roster_for(filter)),
+        }
+    }
+
     /// The fingerprint of [`Registry::roster_for`] `filter`: what a [`crate::Script`]
     /// remembers. Without a filter it is computed once per registry.
     #[must_use]
@@ -521,7 +543,7 @@ impl Registry {
         match filter {
             None => *self
                 .fingerprint
-                .get_or_init(|| crate::script::roster_fingerprint(&self.roster())),
+                .get_or_init(|| crate::script::roster_fingerprint(self.whole_roster())),
             Some(_) => crate::script::roster_fingerprint(&self.roster_for(filter)),
         }
     }

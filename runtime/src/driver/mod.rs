@@ -207,7 +207,7 @@ impl Runner {
         inputs: &[&str],
         tools: Option<&ToolFilter>,
     ) -> Result<Script, ptc_compiler::Diagnostics> {
-        let roster = self.registry.roster_for(tools);
+        let roster = self.registry.roster_cow(tools);
         match ptc_compiler::compile_with_inputs(source, &roster, &self.limits, inputs) {
             Ok(compiled) => Ok(Script::new(
                 source,
@@ -264,7 +264,7 @@ impl Runner {
         let envelope = if options.inputs.is_none() && options.tools.is_none() {
             Envelope::compile(config, script, now)
         } else {
-            let roster = self.registry.roster_for(options.tools.as_ref());
+            let roster = self.registry.roster_cow(options.tools.as_ref());
             let names: Vec<&str> = options
                 .inputs
                 .iter()

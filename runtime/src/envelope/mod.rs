@@ -299,7 +299,8 @@ impl Envelope {
     /// diagnostic's kind is the error kind); nothing runs and no journal record is written.
     #[must_use]
     pub fn compile(config: EnvelopeConfig, script: &str, now: Instant) -> Envelope {
-        let compiled = ptc_compiler::compile(script, &config.registry.roster(), &config.limits);
+        let compiled =
+            ptc_compiler::compile(script, config.registry.whole_roster(), &config.limits);
         Envelope::from_compiled(config, compiled, script, now)
     }
 
@@ -326,7 +327,7 @@ impl Envelope {
         cache: &crate::cache::ProgramCache,
         now: Instant,
     ) -> Envelope {
-        match cache.get_or_compile(script, &config.registry.roster(), &config.limits) {
+        match cache.get_or_compile(script, config.registry.whole_roster(), &config.limits) {
             Ok(compiled) => Envelope::start(
                 config,
                 Arc::clone(&compiled.program),
