@@ -52,7 +52,7 @@ pub fn classify(forms: &[Sexp], roster: &Roster, interner: &Interner) -> Option<
         pending.extend(items.iter().skip(1));
     }
     Some(DirectCall {
-        tool: tool.name.clone(),
+        tool: tool.name.to_string(),
         span: form.span,
     })
 }

@@ -212,7 +212,7 @@ fn unknown_diagnostic(
         .chain(TRANSFORMERS.iter())
         .chain(PRIMITIVES.iter().map(|p| &p.name))
         .copied()
-        .chain(tools.tools.iter().map(|t| t.name.as_str()))
+        .chain(tools.tools.iter().map(|t| &*t.name))
         .chain(of_kind(DefinitionKind::Function))
         .chain(of_kind(DefinitionKind::Macro))
         .collect();

@@ -172,7 +172,7 @@ fn check_args(
     let Some(contract) = tool.args.as_deref() else {
         return;
     };
-    let name = tool.name.as_str();
+    let name: &str = &tool.name;
     // Keys seen so far, and whether every key position so far was a literal keyword.
     let mut seen = Seen::default();
     let mut keys_literal = true;

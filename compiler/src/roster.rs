@@ -123,8 +123,9 @@ impl ArgContract {
 /// One callable tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RosterTool {
-    /// The call name, exactly as the guest writes it in operator position.
-    pub name: String,
+    /// The call name, exactly as the guest writes it in operator position (shared: every
+    /// program compiled against the roster holds the same name).
+    pub name: Arc<str>,
     /// Whether the tool may only be called as the entire, direct expression.
     pub standalone: bool,
     /// The argument contract; `None` checks nothing about the arguments (not even the
@@ -148,7 +149,7 @@ impl Roster {
 
     /// Adds a composable tool.
     #[must_use]
-    pub fn tool(mut self, name: impl Into<String>) -> Self {
+    pub fn tool(mut self, name: impl Into<Arc<str>>) -> Self {
         self.tools.push(RosterTool {
             name: name.into(),
             standalone: false,
@@ -159,7 +160,7 @@ impl Roster {
 
     /// Adds a standalone-only tool.
     #[must_use]
-    pub fn standalone(mut self, name: impl Into<String>) -> Self {
+    pub fn standalone(mut self, name: impl Into<Arc<str>>) -> Self {
         self.tools.push(RosterTool {
             name: name.into(),
             standalone: true,
@@ -180,6 +181,6 @@ impl Roster {
     /// The tool named `name`.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&RosterTool> {
-        self.tools.iter().find(|t| t.name == name)
+        self.tools.iter().find(|t| &*t.name == name)
     }
 }

@@ -59,7 +59,7 @@ fn composed_scripts() {
 fn the_effective_roster_drops_standalone_tools_unless_direct() {
     let full = roster();
     let composed = direct::effective_roster(&full, None);
-    let names: Vec<_> = composed.tools.iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<_> = composed.tools.iter().map(|t| &*t.name).collect();
     assert_eq!(names, ["Probe", "Other"]);
     let call = classify("(Ask)").unwrap();
     assert_eq!(direct::effective_roster(&full, Some(&call)), full);

@@ -510,7 +510,7 @@ impl Registry {
                 .iter()
                 .filter(|t| filter.is_none_or(|filter| filter.allows(&t.contract.name)))
                 .map(|t| ptc_compiler::RosterTool {
-                    name: t.contract.name.clone(),
+                    name: Arc::from(t.contract.name.as_str()),
                     standalone: t.contract.standalone,
                     args: Some(t.args.clone()),
                 })

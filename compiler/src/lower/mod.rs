@@ -140,7 +140,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
     let parts = ProgramParts {
         functions,
         constants,
-        tools: tools.iter().map(|t| Arc::from(t.name.as_str())).collect(),
+        tools: tools.iter().map(|t| Arc::clone(&t.name)).collect(),
         symbols: interner,
         callables,
     };
