@@ -131,10 +131,10 @@ impl CallState {
 }
 
 /// The suspension being serviced: one call or one batch.
-#[derive(Debug)]
 ///
 /// The positions are `u32` (a batch is far smaller than 2^32 requests) so that a suspended
 /// run's phase is 72 bytes rather than 104.
+#[derive(Debug)]
 struct Batch {
     /// Index of its first call in `Envelope::calls`.
     first: usize,
