@@ -214,13 +214,8 @@ impl<'a> Lowerer<'a> {
             }
         };
         for (symbol, name, hash) in interner.iter_interned() {
-            let Some(entries) = OPERATOR_INDEX.get(&hash) else {
-                continue;
-            };
-            for &(entry_name, operator) in entries {
-                if entry_name == name {
-                    define(symbol, operator);
-                }
+            if let Some(operator) = OPERATOR_INDEX.get(hash, name) {
+                define(symbol, operator);
             }
         }
         for (index, tool) in tools.iter().enumerate() {

@@ -54,33 +54,87 @@ pub(super) const SPECIALS: [(&str, Special); 19] = [
     ("defmacro", Special::Definition),
 ];
 
-/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name: the
-/// names with that hash and what each names (a name may be both a primitive and a special
-/// form; the lowerer lets the special form win).
-pub(super) static OPERATOR_INDEX: std::sync::LazyLock<
-    FxHashMap<u64, Vec<(&'static str, Operator)>>,
-> = std::sync::LazyLock::new(|| {
-    let mut index: FxHashMap<u64, Vec<(&'static str, Operator)>> = FxHashMap::default();
-    let primitives = ptc_vm::prims::PRIMITIVES
-        .iter()
-        .enumerate()
-        .filter_map(|(at, prim)| {
-            Some((
-                prim.name,
-                Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
-            ))
-        });
-    let specials = SPECIALS
-        .iter()
-        .map(|&(name, special)| (name, Operator::Special(special)));
-    for (name, operator) in primitives.chain(specials) {
+/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name (a name
+/// that is both a primitive and a special form is the special form: lowering lets it win).
+/// Built once per process without an allocation per entry: the first compile of a process
+/// pays for this table, so a one-shot `ptc run` does too.
+pub(super) static OPERATOR_INDEX: std::sync::LazyLock<OperatorIndex> =
+    std::sync::LazyLock::new(OperatorIndex::build);
+
+/// What [`OPERATOR_INDEX`] holds: one entry per hash, and the rare name whose hash another
+/// name took first beside it (none among today's names; the test below holds the lookup
+/// right for every name either way).
+#[derive(Debug)]
+pub(super) struct OperatorIndex {
+    by_hash: FxHashMap<u64, (&'static str, Operator)>,
+    collided: Vec<(u64, &'static str, Operator)>,
+}
+
+impl OperatorIndex {
+    fn build() -> Self {
+        let primitives = ptc_vm::prims::PRIMITIVES
+            .iter()
+            .enumerate()
+            .filter_map(|(at, prim)| {
+                Some((
+                    prim.name,
+                    Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
+                ))
+            });
+        let specials = SPECIALS
+            .iter()
+            .map(|&(name, special)| (name, Operator::Special(special)));
+        let mut index = OperatorIndex {
+            by_hash: FxHashMap::with_capacity_and_hasher(
+                ptc_vm::prims::PRIMITIVES.len() + SPECIALS.len(),
+                rustc_hash::FxBuildHasher,
+            ),
+            collided: Vec::new(),
+        };
+        for (name, operator) in primitives.chain(specials) {
+            index.insert(ptc_vm::symbol::name_hash(name), name, operator);
+        }
         index
-            .entry(ptc_vm::symbol::name_hash(name))
-            .or_default()
-            .push((name, operator));
     }
-    index
-});
+
+    fn insert(&mut self, hash: u64, name: &'static str, operator: Operator) {
+        let slot = match self.by_hash.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(vacant) => {
+                vacant.insert((name, operator));
+                return;
+            }
+            std::collections::hash_map::Entry::Occupied(occupied) => occupied.into_mut(),
+        };
+        if slot.0 == name {
+            if matches!(operator, Operator::Special(_)) {
+                slot.1 = operator;
+            }
+            return;
+        }
+        match self
+            .collided
+            .iter_mut()
+            .find(|(h, n, _)| *h == hash && *n == name)
+        {
+            Some(entry) if matches!(operator, Operator::Special(_)) => entry.2 = operator,
+            Some(_) => {}
+            None => self.collided.push((hash, name, operator)),
+        }
+    }
+
+    /// What `name` (whose [`ptc_vm::symbol::name_hash`] is `hash`) names, if it is a
+    /// primitive or special form.
+    pub(super) fn get(&self, hash: u64, name: &str) -> Option<Operator> {
+        let &(entry_name, operator) = self.by_hash.get(&hash)?;
+        if entry_name == name {
+            return Some(operator);
+        }
+        self.collided
+            .iter()
+            .find(|&&(h, n, _)| h == hash && n == name)
+            .map(|&(_, _, operator)| operator)
+    }
+}
 
 /// What an operator symbol names.
 #[derive(Debug, Clone, Copy)]
@@ -95,7 +149,7 @@ pub(super) enum Operator {
 
 #[cfg(test)]
 mod tests {
-    use super::SPECIALS;
+    use super::{OPERATOR_INDEX, Operator, SPECIALS};
     use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
 
     #[test]
@@ -109,5 +163,51 @@ mod tests {
         lowered.sort_unstable();
         closed.sort_unstable();
         assert_eq!(lowered, closed);
+    }
+
+    #[test]
+    fn the_index_names_every_primitive_and_special_form_and_nothing_else() {
+        for (at, prim) in ptc_vm::prims::PRIMITIVES.iter().enumerate() {
+            let found = OPERATOR_INDEX.get(ptc_vm::symbol::name_hash(prim.name), prim.name);
+            let special = SPECIALS.iter().find(|(name, _)| *name == prim.name);
+            match (found, special) {
+                (Some(Operator::Special(s)), Some(&(_, expected))) => assert_eq!(s, expected),
+                (Some(Operator::Primitive(idx)), None) => assert_eq!(usize::from(idx.0), at),
+                other => panic!("{}: {other:?}", prim.name),
+            }
+        }
+        for &(name, special) in SPECIALS.iter() {
+            let found = OPERATOR_INDEX.get(ptc_vm::symbol::name_hash(name), name);
+            assert!(
+                matches!(found, Some(Operator::Special(s)) if s == special),
+                "{name}"
+            );
+        }
+        for name in ["car-safe", "foo", "", "lambda*", "mapcar2"] {
+            let known = ptc_vm::prims::PRIMITIVES.iter().any(|p| p.name == name);
+            assert_eq!(
+                OPERATOR_INDEX
+                    .get(ptc_vm::symbol::name_hash(name), name)
+                    .is_some(),
+                known,
+                "{name}"
+            );
+        }
+        // A name whose hash another took first is still found (forced collisions).
+        let mut index = super::OperatorIndex {
+            by_hash: rustc_hash::FxHashMap::default(),
+            collided: Vec::new(),
+        };
+        index.insert(7, "a", Operator::Unknown);
+        index.insert(7, "b", Operator::Macro);
+        index.insert(7, "b", Operator::Special(super::Special::If));
+        index.insert(7, "b", Operator::Unknown);
+        assert!(matches!(index.get(7, "a"), Some(Operator::Unknown)));
+        assert!(matches!(
+            index.get(7, "b"),
+            Some(Operator::Special(super::Special::If))
+        ));
+        assert!(index.get(7, "c").is_none());
+        assert!(index.get(8, "a").is_none());
     }
 }
