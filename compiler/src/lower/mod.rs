@@ -35,7 +35,7 @@ use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
 use ptc_vm::symbol::{Interner, Symbol};
 use ptc_vm::{ErrorKind, Program, Span, Value};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 pub use crate::lambda_list::LambdaList as Params;
@@ -120,16 +120,16 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         let name = interner.name(def.name).unwrap_or("?").to_owned();
         lowerer.lower_function(index + 1, name, &def.params, def.body, def.span, 0)?;
     }
-    let mut callables: Vec<(Symbol, Callable)> = Vec::with_capacity(lowerer.operators.len());
-    for (symbol, operator) in &lowerer.operators {
-        let callable = match operator {
-            Operator::Function(f) => Callable::Function(*f),
+    let mut callables: Vec<(Symbol, Callable)> = Vec::with_capacity(lowerer.named.len());
+    for &symbol in &lowerer.named {
+        let callable = match lowerer.operator(symbol) {
+            Operator::Function(f) => Callable::Function(f),
             Operator::Macro => Callable::Macro,
-            Operator::Primitive(p) => Callable::Primitive(*p),
-            Operator::Tool(t) => Callable::Tool(*t),
+            Operator::Primitive(p) => Callable::Primitive(p),
+            Operator::Tool(t) => Callable::Tool(t),
             Operator::Special(_) | Operator::Unknown => continue,
         };
-        callables.push((*symbol, callable));
+        callables.push((symbol, callable));
     }
     let constants = std::mem::take(&mut lowerer.constants);
     let functions: Vec<Function> = lowerer
@@ -178,8 +178,12 @@ struct Lowerer<'a> {
     parse_params: ParamParser<'a>,
     constants: Vec<Value>,
     functions: Vec<Option<Function>>,
-    /// Every symbol that names an operator, resolved once.
-    operators: FxHashMap<Symbol, Operator>,
+    /// What each symbol of the table names, by id (the table's ids are dense, and no
+    /// symbol is made while lowering runs), resolved once: [`Operator::Unknown`] for every
+    /// symbol that names nothing.
+    operators: Vec<Operator>,
+    /// The symbols `operators` gives a meaning other than [`Operator::Unknown`].
+    named: Vec<Symbol>,
     /// The functions being emitted, innermost last.
     stack: Vec<FunctionBuilder>,
     /// A destination whose value is never read (statement position), if any.
@@ -205,10 +209,15 @@ impl<'a> Lowerer<'a> {
         // and special form, built once and keyed by the table's own name hash, so no name
         // is hashed again here. Special forms win over every other kind; otherwise what is
         // defined later (tools, then functions, then macros) wins.
-        let mut operators =
-            FxHashMap::with_capacity_and_hasher(interner.len(), rustc_hash::FxBuildHasher);
+        let mut operators = vec![Operator::Unknown; interner.len()];
+        let mut named = Vec::with_capacity(32);
         let mut define = |symbol: Symbol, operator: Operator| {
-            let entry = operators.entry(symbol).or_insert(operator);
+            let Some(entry) = operators.get_mut(symbol.as_usize()) else {
+                return;
+            };
+            if matches!(entry, Operator::Unknown) {
+                named.push(symbol);
+            }
             if matches!(operator, Operator::Special(_)) || !matches!(entry, Operator::Special(_)) {
                 *entry = operator;
             }
@@ -245,6 +254,7 @@ impl<'a> Lowerer<'a> {
             // The script body, each definition and each lambda (the agent script: one).
             functions: Vec::with_capacity(1 + functions.len() + scopes.lambdas.min(4096)),
             operators,
+            named,
             stack: Vec::new(),
             discarded: None,
             inputs: 0,
@@ -453,7 +463,7 @@ impl<'a> Lowerer<'a> {
 
     fn operator(&self, symbol: Symbol) -> Operator {
         self.operators
-            .get(&symbol)
+            .get(symbol.as_usize())
             .copied()
             .unwrap_or(Operator::Unknown)
     }
