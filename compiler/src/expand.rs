@@ -36,6 +36,7 @@
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::transform::{self, Transformer, count_nodes};
+use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Span, Symbol};
 
 /// The lowering side's view of the script's macros: it runs a macro's body in the VM.
@@ -189,8 +190,8 @@ impl<'a> Expansion<'a> {
             limits,
             budget: ExpansionBudget::new(limits),
             operators: Operators {
-                quote: interner.intern("quote"),
-                lambda: interner.intern("lambda"),
+                quote: well_known::QUOTE,
+                lambda: well_known::LAMBDA,
                 let_: interner.intern("let"),
                 let_star: interner.intern("let*"),
                 cond: interner.intern("cond"),
