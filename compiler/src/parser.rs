@@ -114,8 +114,8 @@ pub struct Counts {
 #[must_use]
 pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, Counts) {
     let mut parser = Parser {
-        tokens,
-        at: 0,
+        tokens: tokens.into_iter(),
+        last_end: None,
         eoi: Span::new(end, end),
         errors: Vec::new(),
         scratch: Vec::with_capacity(32),
@@ -126,9 +126,10 @@ pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, Counts) {
 }
 
 struct Parser {
-    tokens: Vec<(Token, Span)>,
-    /// The next token's index.
-    at: usize,
+    /// The tokens not consumed yet, the next first.
+    tokens: std::vec::IntoIter<(Token, Span)>,
+    /// Where the last token consumed ends (`None`: none was).
+    last_end: Option<u32>,
     /// The empty span at the end of the input.
     eoi: Span,
     /// Errors recorded without stopping the parse.
@@ -166,24 +167,19 @@ impl Parser {
     }
 
     fn peek(&self) -> Option<&Token> {
-        self.tokens.get(self.at).map(|(token, _)| token)
+        self.tokens.as_slice().first().map(|(token, _)| token)
     }
 
     /// Takes the next token out of the stream.
     fn next(&mut self) -> Option<(Token, Span)> {
-        let (token, span) = self.tokens.get_mut(self.at)?;
-        self.at += 1;
-        Some((std::mem::replace(token, Token::Error), *span))
+        let (token, span) = self.tokens.next()?;
+        self.last_end = Some(span.end);
+        Some((token, span))
     }
 
     /// The span from `first`'s start to the end of the last token consumed.
     fn since(&self, first: Span) -> Span {
-        let end = self
-            .at
-            .checked_sub(1)
-            .and_then(|last| self.tokens.get(last))
-            .map_or(self.eoi.end, |(_, span)| span.end);
-        Span::new(first.start, end)
+        Span::new(first.start, self.last_end.unwrap_or(self.eoi.end))
     }
 
     fn script(&mut self) -> Option<Vec<Sexp>> {
@@ -220,7 +216,7 @@ impl Parser {
             Token::Open => {
                 let items = self.items()?;
                 let tail = if matches!(self.peek(), Some(Token::Dot)) {
-                    self.at += 1;
+                    self.next();
                     Some(self.datum()?)
                 } else {
                     None
@@ -320,13 +316,13 @@ impl Parser {
     /// anyway, with an "End of file" error, so the problems found inside it are still
     /// reported.
     fn closing(&mut self, token: &Token) -> Result<(), ParseError> {
-        match self.tokens.get(self.at) {
+        match self.tokens.as_slice().first() {
             None => {
                 self.errors.push(invalid_end(self.eoi));
                 Ok(())
             }
             Some((found, _)) if found == token => {
-                self.at += 1;
+                self.next();
                 Ok(())
             }
             Some((found, span)) => Err(unexpected(found, *span)),

@@ -120,17 +120,18 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         let name = interner.name(def.name).unwrap_or("?").to_owned();
         lowerer.lower_function(index + 1, name, &def.params, def.body, def.span, 0)?;
     }
-    let mut callables: Vec<(Symbol, Callable)> = Vec::with_capacity(lowerer.named.len());
-    for &symbol in &lowerer.named {
-        let callable = match lowerer.operator(symbol) {
+    // The named symbols' entries become the callables in place (no second vector).
+    let mut callables = std::mem::take(&mut lowerer.named);
+    callables.retain_mut(|(symbol, callable)| {
+        *callable = match lowerer.operator(*symbol) {
             Operator::Function(f) => Callable::Function(f),
             Operator::Macro => Callable::Macro,
             Operator::Primitive(p) => Callable::Primitive(p),
             Operator::Tool(t) => Callable::Tool(t),
-            Operator::Special(_) | Operator::Unknown => continue,
+            Operator::Special(_) | Operator::Unknown => return false,
         };
-        callables.push((symbol, callable));
-    }
+        true
+    });
     let constants = std::mem::take(&mut lowerer.constants);
     let functions: Vec<Function> = lowerer
         .functions
@@ -182,8 +183,9 @@ struct Lowerer<'a> {
     /// symbol is made while lowering runs), resolved once: [`Operator::Unknown`] for every
     /// symbol that names nothing.
     operators: Vec<Operator>,
-    /// The symbols `operators` gives a meaning other than [`Operator::Unknown`].
-    named: Vec<Symbol>,
+    /// The symbols `operators` gives a meaning other than [`Operator::Unknown`], each with
+    /// a placeholder that becomes its [`Callable`] once lowering is done.
+    named: Vec<(Symbol, Callable)>,
     /// The functions being emitted, innermost last.
     stack: Vec<FunctionBuilder>,
     /// A destination whose value is never read (statement position), if any.
@@ -216,7 +218,7 @@ impl<'a> Lowerer<'a> {
                 return;
             };
             if matches!(entry, Operator::Unknown) {
-                named.push(symbol);
+                named.push((symbol, Callable::Macro));
             }
             if matches!(operator, Operator::Special(_)) || !matches!(entry, Operator::Special(_)) {
                 *entry = operator;
