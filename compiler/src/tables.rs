@@ -256,6 +256,11 @@ mod tests {
     fn name_filters_pass_every_name_of_their_table() {
         for name in TRANSFORMERS {
             assert!(is_transformer(name), "{name}");
+            assert_eq!(
+                crate::transform::Transformer::from_name(name).map(|t| t.name()),
+                Some(name),
+                "{name}"
+            );
         }
         for name in TRANSFORMERS.iter().skip(6) {
             assert_eq!(crate::sugar::lookup(name), Some(*name));
