@@ -225,7 +225,7 @@ impl<'a> Lowerer<'a> {
             }
         };
         for (symbol, name, hash) in interner.iter_interned() {
-            let Some(entries) = OPERATOR_INDEX.get(&hash) else {
+            let Some(entries) = OPERATOR_INDEX.get(hash) else {
                 continue;
             };
             for &(entry_name, operator) in entries {

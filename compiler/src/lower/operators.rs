@@ -56,31 +56,66 @@ pub(super) const SPECIALS: [(&str, Special); 19] = [
 
 /// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name: the
 /// names with that hash and what each names (a name may be both a primitive and a special
-/// form; the lowerer lets the special form win).
-pub(super) static OPERATOR_INDEX: std::sync::LazyLock<
-    FxHashMap<u64, Vec<(&'static str, Operator)>>,
-> = std::sync::LazyLock::new(|| {
-    let mut index: FxHashMap<u64, Vec<(&'static str, Operator)>> = FxHashMap::default();
-    let primitives = ptc_vm::prims::PRIMITIVES
-        .iter()
-        .enumerate()
-        .filter_map(|(at, prim)| {
-            Some((
-                prim.name,
-                Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
-            ))
-        });
-    let specials = SPECIALS
-        .iter()
-        .map(|&(name, special)| (name, Operator::Special(special)));
-    for (name, operator) in primitives.chain(specials) {
-        index
-            .entry(ptc_vm::symbol::name_hash(name))
-            .or_default()
-            .push((name, operator));
+/// form; the lowerer lets the special form win). A bit per hash value modulo
+/// [`FILTER_BITS`] rejects most other names without a map lookup.
+pub(super) struct OperatorIndex {
+    by_hash: FxHashMap<u64, Vec<(&'static str, Operator)>>,
+    filter: [u64; FILTER_BITS / 64],
+}
+
+/// Bits of [`OperatorIndex`]'s filter (about 170 names set: most other names miss).
+const FILTER_BITS: usize = 4096;
+
+impl OperatorIndex {
+    /// The names with name hash `hash` and what each names.
+    pub(super) fn get(&self, hash: u64) -> Option<&[(&'static str, Operator)]> {
+        #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+        let bit = (hash as usize) % FILTER_BITS;
+        if self
+            .filter
+            .get(bit / 64)
+            .is_none_or(|word| word & (1 << (bit % 64)) == 0)
+        {
+            return None;
+        }
+        self.by_hash.get(&hash).map(Vec::as_slice)
     }
-    index
-});
+}
+
+pub(super) static OPERATOR_INDEX: std::sync::LazyLock<OperatorIndex> =
+    std::sync::LazyLock::new(|| {
+        let mut index: FxHashMap<u64, Vec<(&'static str, Operator)>> = FxHashMap::default();
+        let primitives = ptc_vm::prims::PRIMITIVES
+            .iter()
+            .enumerate()
+            .filter_map(|(at, prim)| {
+                Some((
+                    prim.name,
+                    Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
+                ))
+            });
+        let specials = SPECIALS
+            .iter()
+            .map(|&(name, special)| (name, Operator::Special(special)));
+        for (name, operator) in primitives.chain(specials) {
+            index
+                .entry(ptc_vm::symbol::name_hash(name))
+                .or_default()
+                .push((name, operator));
+        }
+        let mut filter = [0; FILTER_BITS / 64];
+        for &hash in index.keys() {
+            #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+            let bit = (hash as usize) % FILTER_BITS;
+            if let Some(word) = filter.get_mut(bit / 64) {
+                *word |= 1 << (bit % 64);
+            }
+        }
+        OperatorIndex {
+            by_hash: index,
+            filter,
+        }
+    });
 
 /// What an operator symbol names.
 #[derive(Debug, Clone, Copy)]
@@ -97,6 +132,32 @@ pub(super) enum Operator {
 mod tests {
     use super::SPECIALS;
     use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
+
+    /// Every primitive and special form passes the index's filter and is found.
+    #[test]
+    fn the_index_finds_every_operator() {
+        let names = ptc_vm::prims::PRIMITIVES
+            .iter()
+            .map(|p| p.name)
+            .chain(SPECIALS.iter().map(|(name, _)| *name));
+        for name in names {
+            let entries = super::OPERATOR_INDEX
+                .get(ptc_vm::symbol::name_hash(name))
+                .unwrap_or_default();
+            assert!(entries.iter().any(|(n, _)| *n == name), "{name}");
+        }
+        let misses = [
+            "user", "orders", "details", "d", ":id", "get_user", "x", "acc",
+        ]
+        .iter()
+        .filter(|name| {
+            super::OPERATOR_INDEX
+                .get(ptc_vm::symbol::name_hash(name))
+                .is_none()
+        })
+        .count();
+        assert!(misses >= 6, "{misses}");
+    }
 
     #[test]
     fn lowering_open_codes_exactly_the_closed_special_forms() {
