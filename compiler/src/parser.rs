@@ -300,7 +300,19 @@ impl Parser {
     /// The data up to the next token that cannot start one.
     fn items(&mut self) -> Result<Vec<Sexp>, ParseError> {
         let mark = self.scratch.len();
-        while self.peek().is_some_and(starts_datum) {
+        loop {
+            // An atom, the common element, is taken here without a call of `datum`.
+            match self.peek() {
+                Some(Token::Atom(_)) => {
+                    if let Some((Token::Atom(kind), span)) = self.next() {
+                        self.count(1);
+                        self.scratch.push(Sexp::new(kind, span));
+                    }
+                    continue;
+                }
+                Some(token) if starts_datum(token) => {}
+                _ => break,
+            }
             match self.datum() {
                 Ok(item) => self.scratch.push(item),
                 Err(error) => {
