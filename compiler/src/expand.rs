@@ -523,8 +523,13 @@ impl<'a> Expansion<'a> {
         expander: &mut dyn MacroExpander,
         interner: &mut Interner,
     ) -> Result<(), Diagnostic> {
+        // Within the depth budget, an element that is no list has nothing to expand or
+        // walk: no call per atom. Past it, every element is an E0236 error, atoms included.
+        let deep = depth > self.budget.depth;
         for form in forms {
-            self.walk(form, depth, expander, interner)?;
+            if deep || matches!(form.kind, SexpKind::List(_)) {
+                self.walk(form, depth, expander, interner)?;
+            }
         }
         Ok(())
     }

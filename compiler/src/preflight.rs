@@ -272,7 +272,10 @@ struct Walk<'a> {
 impl Walk<'_> {
     fn forms(&mut self, forms: &[Sexp], depth: u64, interner: &mut Interner) {
         for form in forms {
-            self.form(form, depth, interner);
+            // Only lists are checked (`Walk::form` skips everything else): no call per atom.
+            if matches!(form.kind, SexpKind::List(_)) {
+                self.form(form, depth, interner);
+            }
         }
     }
 

@@ -476,6 +476,21 @@ impl<'a> Lowerer<'a> {
     /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
     /// each level makes sure enough host stack remains, growing it on the heap if not.
     fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
+        if !matches!(
+            form.kind,
+            SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..)
+        ) {
+            // An atom does not recurse (a vector literal's value is built recursively, so
+            // it keeps the check): no stack check, and it never passes its destination
+            // through.
+            let saved = self.current()?.span;
+            self.current()?.span = form.span;
+            let discarded = self.discarded.take();
+            let result = self.expr_inner(form, dst, tail);
+            self.discarded = discarded;
+            self.current()?.span = saved;
+            return result;
+        }
         stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
             let saved = self.current()?.span;
             self.current()?.span = form.span;
