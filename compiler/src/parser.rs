@@ -239,7 +239,12 @@ impl Parser {
                 };
                 self.count(nodes);
                 self.counts.lists = self.counts.lists.saturating_add(lists);
-                Ok(dotted_list(items, tail, self.since(span)))
+                let whole = self.since(span);
+                Ok(match tail {
+                    // The usual proper list, built here without a call.
+                    None if !items.is_empty() => Sexp::new(SexpKind::List(items), whole),
+                    tail => dotted_list(items, tail, whole),
+                })
             }
             Token::OpenVector => {
                 let items = self.items()?;
