@@ -36,6 +36,7 @@
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::transform::{self, Transformer, count_nodes};
+use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Span, Symbol};
 
 /// The lowering side's view of the script's macros: it runs a macro's body in the VM.
@@ -189,8 +190,8 @@ impl<'a> Expansion<'a> {
             limits,
             budget: ExpansionBudget::new(limits),
             operators: Operators {
-                quote: interner.intern("quote"),
-                lambda: interner.intern("lambda"),
+                quote: well_known::QUOTE,
+                lambda: well_known::LAMBDA,
                 let_: interner.intern("let"),
                 let_star: interner.intern("let*"),
                 cond: interner.intern("cond"),
@@ -522,8 +523,13 @@ impl<'a> Expansion<'a> {
         expander: &mut dyn MacroExpander,
         interner: &mut Interner,
     ) -> Result<(), Diagnostic> {
+        // Within the depth budget, an element that is no list has nothing to expand or
+        // walk: no call per atom. Past it, every element is an E0236 error, atoms included.
+        let deep = depth > self.budget.depth;
         for form in forms {
-            self.walk(form, depth, expander, interner)?;
+            if deep || matches!(form.kind, SexpKind::List(_)) {
+                self.walk(form, depth, expander, interner)?;
+            }
         }
         Ok(())
     }

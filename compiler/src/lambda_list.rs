@@ -71,6 +71,22 @@ enum State {
     Done,
 }
 
+/// Parameters a lambda list may hold before the duplicate check keeps a set.
+const SCANNED: usize = 16;
+
+/// Whether `symbol` is not yet a parameter of `list` (whose every parameter is in `seen`
+/// once the list is longer than [`SCANNED`]; `rest` is set last, so it is never compared).
+fn first_sight(seen: &mut FxHashSet<Symbol>, list: &LambdaList, symbol: Symbol) -> bool {
+    let count = list.required.len() + list.optional.len();
+    if count < SCANNED {
+        return !list.required.contains(&symbol) && !list.optional.contains(&symbol);
+    }
+    if seen.is_empty() {
+        seen.extend(list.required.iter().chain(&list.optional).copied());
+    }
+    seen.insert(symbol)
+}
+
 fn error(code: &'static str, message: String, span: ptc_vm::Span) -> Diagnostic {
     Diagnostic::new(code, ErrorKind::Script, message, span)
 }
@@ -96,6 +112,8 @@ pub fn parse(params: &Sexp, interner: &Interner) -> Result<LambdaList, Diagnosti
     };
     let mut list = LambdaList::default();
     let mut state = State::Required;
+    // Parameters seen, for the duplicate check: a scan of the list built so far while it
+    // is short (no allocation for the usual lambda list), a set once it is long.
     let mut seen: FxHashSet<Symbol> = FxHashSet::default();
     for item in items {
         if state == State::Done {
@@ -146,7 +164,7 @@ pub fn parse(params: &Sexp, interner: &Interner) -> Result<LambdaList, Diagnosti
                 ));
             }
             _ => {
-                if !seen.insert(symbol) {
+                if !first_sight(&mut seen, &list, symbol) {
                     return Err(error(
                         "E0116",
                         format!("Duplicate parameter: {name}"),

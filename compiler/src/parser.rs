@@ -114,8 +114,8 @@ pub struct Counts {
 #[must_use]
 pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, Counts) {
     let mut parser = Parser {
-        tokens,
-        at: 0,
+        tokens: tokens.into_iter(),
+        last_end: None,
         eoi: Span::new(end, end),
         errors: Vec::new(),
         scratch: Vec::with_capacity(32),
@@ -126,9 +126,10 @@ pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, Counts) {
 }
 
 struct Parser {
-    tokens: Vec<(Token, Span)>,
-    /// The next token's index.
-    at: usize,
+    /// The tokens not consumed yet, the next first.
+    tokens: std::vec::IntoIter<(Token, Span)>,
+    /// Where the last token consumed ends (`None`: none was).
+    last_end: Option<u32>,
     /// The empty span at the end of the input.
     eoi: Span,
     /// Errors recorded without stopping the parse.
@@ -166,24 +167,19 @@ impl Parser {
     }
 
     fn peek(&self) -> Option<&Token> {
-        self.tokens.get(self.at).map(|(token, _)| token)
+        self.tokens.as_slice().first().map(|(token, _)| token)
     }
 
     /// Takes the next token out of the stream.
     fn next(&mut self) -> Option<(Token, Span)> {
-        let (token, span) = self.tokens.get_mut(self.at)?;
-        self.at += 1;
-        Some((std::mem::replace(token, Token::Error), *span))
+        let (token, span) = self.tokens.next()?;
+        self.last_end = Some(span.end);
+        Some((token, span))
     }
 
     /// The span from `first`'s start to the end of the last token consumed.
     fn since(&self, first: Span) -> Span {
-        let end = self
-            .at
-            .checked_sub(1)
-            .and_then(|last| self.tokens.get(last))
-            .map_or(self.eoi.end, |(_, span)| span.end);
-        Span::new(first.start, end)
+        Span::new(first.start, self.last_end.unwrap_or(self.eoi.end))
     }
 
     fn script(&mut self) -> Option<Vec<Sexp>> {
@@ -220,7 +216,7 @@ impl Parser {
             Token::Open => {
                 let items = self.items()?;
                 let tail = if matches!(self.peek(), Some(Token::Dot)) {
-                    self.at += 1;
+                    self.next();
                     Some(self.datum()?)
                 } else {
                     None
@@ -243,7 +239,12 @@ impl Parser {
                 };
                 self.count(nodes);
                 self.counts.lists = self.counts.lists.saturating_add(lists);
-                Ok(dotted_list(items, tail, self.since(span)))
+                let whole = self.since(span);
+                Ok(match tail {
+                    // The usual proper list, built here without a call.
+                    None if !items.is_empty() => Sexp::new(SexpKind::List(items), whole),
+                    tail => dotted_list(items, tail, whole),
+                })
             }
             Token::OpenVector => {
                 let items = self.items()?;
@@ -304,7 +305,19 @@ impl Parser {
     /// The data up to the next token that cannot start one.
     fn items(&mut self) -> Result<Vec<Sexp>, ParseError> {
         let mark = self.scratch.len();
-        while self.peek().is_some_and(starts_datum) {
+        loop {
+            // An atom, the common element, is taken here without a call of `datum`.
+            match self.peek() {
+                Some(Token::Atom(_)) => {
+                    if let Some((Token::Atom(kind), span)) = self.next() {
+                        self.count(1);
+                        self.scratch.push(Sexp::new(kind, span));
+                    }
+                    continue;
+                }
+                Some(token) if starts_datum(token) => {}
+                _ => break,
+            }
             match self.datum() {
                 Ok(item) => self.scratch.push(item),
                 Err(error) => {
@@ -320,13 +333,13 @@ impl Parser {
     /// anyway, with an "End of file" error, so the problems found inside it are still
     /// reported.
     fn closing(&mut self, token: &Token) -> Result<(), ParseError> {
-        match self.tokens.get(self.at) {
+        match self.tokens.as_slice().first() {
             None => {
                 self.errors.push(invalid_end(self.eoi));
                 Ok(())
             }
             Some((found, _)) if found == token => {
-                self.at += 1;
+                self.next();
                 Ok(())
             }
             Some((found, span)) => Err(unexpected(found, *span)),

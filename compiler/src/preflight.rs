@@ -39,7 +39,7 @@ use crate::tables::{
 };
 use crate::transform::{self, Transformer};
 use ptc_vm::prims::PRIMITIVES;
-use ptc_vm::{Error, ErrorKind, Interner, Limits, Span};
+use ptc_vm::{Error, ErrorKind, Interner, Limits, Span, Symbol};
 use rustc_hash::FxHashSet;
 
 /// The tail of the unknown-functions message (after the names and a period).
@@ -170,6 +170,7 @@ fn run(
         diagnostics: Vec::new(),
         unknown: Vec::new(),
         seen_unknown: FxHashSet::default(),
+        tails: [NO_TAIL; TAIL_CACHE],
     };
     for definition in &definitions.items {
         walk.forms(&definition.body, 1, interner);
@@ -227,6 +228,27 @@ fn unknown_diagnostic(
     Some(diagnostic)
 }
 
+/// What a head no named arm of [`Walk::form`] takes names ([`Walk::tail`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// A special form or transformer (walked element by element).
+    Builtin,
+    /// A tool of the roster.
+    Tool,
+    /// A function of the script.
+    Function,
+    /// A pure primitive.
+    Primitive,
+    /// None of these: reported as an unknown function.
+    Unknown,
+}
+
+/// Entries of [`Walk::tail`]'s cache.
+const TAIL_CACHE: usize = 32;
+
+/// An empty entry of [`Walk::tail`]'s cache (no symbol has this id).
+const NO_TAIL: (u32, Tail) = (u32::MAX, Tail::Unknown);
+
 struct Walk<'a> {
     /// Where the expansions made of the walked tree's own forms are kept, if wanted.
     made: Option<Expansions>,
@@ -243,12 +265,17 @@ struct Walk<'a> {
     diagnostics: Vec<Diagnostic>,
     unknown: Vec<(String, Span)>,
     seen_unknown: FxHashSet<String>,
+    /// [`Walk::tail`]'s answers by symbol id modulo [`TAIL_CACHE`].
+    tails: [(u32, Tail); TAIL_CACHE],
 }
 
 impl Walk<'_> {
     fn forms(&mut self, forms: &[Sexp], depth: u64, interner: &mut Interner) {
         for form in forms {
-            self.form(form, depth, interner);
+            // Only lists are checked (`Walk::form` skips everything else): no call per atom.
+            if matches!(form.kind, SexpKind::List(_)) {
+                self.form(form, depth, interner);
+            }
         }
     }
 
@@ -403,32 +430,65 @@ impl Walk<'_> {
                 }
                 self.forms(args, inner, interner);
             }
-            known if is_special_form(known) || is_transformer(known) => {
-                self.forms(args, inner, interner);
-            }
-            tool if self.roster.get(tool).is_some() => {
-                if self.is_standalone(tool) {
-                    self.preflight_error("E0304", STANDALONE_MESSAGE.to_owned(), form.span);
+            _ => match self.tail(head, name) {
+                Tail::Builtin | Tail::Function => self.forms(args, inner, interner),
+                Tail::Tool => {
+                    if self.is_standalone(name) {
+                        self.preflight_error("E0304", STANDALONE_MESSAGE.to_owned(), form.span);
+                    }
+                    if let Some(entry) = self.roster.get(name) {
+                        preflight_args::check_call(
+                            entry,
+                            form,
+                            items,
+                            interner,
+                            &mut self.diagnostics,
+                        );
+                    }
+                    self.forms(args, inner, interner);
                 }
-                if let Some(entry) = self.roster.get(tool) {
-                    preflight_args::check_call(entry, form, items, interner, &mut self.diagnostics);
+                Tail::Primitive => {
+                    self.regexps(name, args);
+                    self.forms(args, inner, interner);
                 }
-                self.forms(args, inner, interner);
-            }
-            _ if self.definitions.is_function(head) => self.forms(args, inner, interner),
-            primitive if is_primitive(primitive) => {
-                self.regexps(primitive, args);
-                self.forms(args, inner, interner);
-            }
-            _ => {
-                if self.seen_unknown.insert(name.to_string()) {
-                    // Point at the operator itself, not the whole call.
-                    let span = items.first().map_or(form.span, |h| h.span);
-                    self.unknown.push((name.to_string(), span));
+                Tail::Unknown => {
+                    if self.seen_unknown.insert(name.to_string()) {
+                        // Point at the operator itself, not the whole call.
+                        let span = items.first().map_or(form.span, |h| h.span);
+                        self.unknown.push((name.to_string(), span));
+                    }
+                    self.forms(args, inner, interner);
                 }
-                self.forms(args, inner, interner);
-            }
+            },
         }
+    }
+
+    /// What `head` (named `name`) is when no named arm of [`Walk::form`] takes it: a
+    /// special form or transformer, a tool, a script function, a primitive or unknown, in
+    /// that order. Remembered by symbol id in a small direct-mapped cache, since the same
+    /// heads recur (a tool or primitive called several times).
+    fn tail(&mut self, head: Symbol, name: &str) -> Tail {
+        let slot = head.as_usize() % TAIL_CACHE;
+        if let Some(&(id, tail)) = self.tails.get(slot)
+            && id == head.id()
+        {
+            return tail;
+        }
+        let tail = if is_special_form(name) || is_transformer(name) {
+            Tail::Builtin
+        } else if self.roster.get(name).is_some() {
+            Tail::Tool
+        } else if self.definitions.is_function(head) {
+            Tail::Function
+        } else if is_primitive(name) {
+            Tail::Primitive
+        } else {
+            Tail::Unknown
+        };
+        if let Some(entry) = self.tails.get_mut(slot) {
+            *entry = (head.id(), tail);
+        }
+        tail
     }
 
     fn regexps(&mut self, primitive: &str, args: &[Sexp]) {

@@ -69,6 +69,13 @@ impl Transformer {
     /// The transformer named `name`.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Transformer> {
+        // Asked for every list head preflight and expansion see: most are no transformer
+        // and are rejected by length and first byte before any name is compared.
+        const FILTER: crate::tables::NameFilter =
+            crate::tables::name_filter(&crate::tables::TRANSFORMERS);
+        if !crate::tables::may_hold(&FILTER, name) {
+            return None;
+        }
         Some(match name {
             "when" => Transformer::When,
             "unless" => Transformer::Unless,

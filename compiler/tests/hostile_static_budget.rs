@@ -205,3 +205,46 @@ fn item13_a_macro_in_a_parallel_entry_gets_the_parallel_diagnostic() {
         "'parallel': each entry must be one direct tool call"
     );
 }
+
+/// Past the expanded-depth budget every evaluated element is refused, atoms included: an
+/// argument atom one level deeper than the budget is the E0236 error's span; at the budget
+/// it is accepted.
+#[test]
+fn expanded_nesting_past_the_budget_is_refused_at_its_first_element() {
+    use ptc_compiler::internals::ast::{Sexp, SexpKind};
+    use ptc_compiler::internals::expand::{Expansion, NoMacros};
+    use ptc_vm::{Interner, Span};
+
+    let limits = Limits {
+        depth: 2,
+        ..Limits::default()
+    };
+    let budget = ptc_compiler::internals::expand::expanded_depth_limit(&limits);
+    let mut interner = Interner::new();
+    let f = interner.intern("f");
+    let at = |n: u32| Span::new(n, n + 1);
+    let sym = |n: u32| Sexp::new(SexpKind::Sym(f), at(n));
+    // `(f (f ... (f x)))`: the innermost list holds an atom at depth `levels + 1`.
+    let nest = |levels: u64, leaf: Sexp| {
+        let mut form = leaf;
+        for level in (1..=levels).rev() {
+            let level = u32::try_from(level).expect("small");
+            form = Sexp::new(SexpKind::List(vec![sym(level), form]), at(100 + level));
+        }
+        form
+    };
+    for levels in [budget, budget - 1] {
+        let form = nest(levels, Sexp::new(SexpKind::Int(1), at(7)));
+        let result = Expansion::new(&limits, &mut interner).expand_forms(
+            vec![form],
+            &mut NoMacros,
+            &mut interner,
+        );
+        if levels == budget {
+            let error = result.expect_err("past the budget");
+            assert_eq!((error.code, error.span), ("E0236", at(7)));
+        } else {
+            assert!(result.is_ok(), "{result:?}");
+        }
+    }
+}

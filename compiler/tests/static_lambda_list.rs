@@ -150,6 +150,31 @@ fn unsupported_markers_and_duplicates() {
     );
 }
 
+/// Lists longer than the duplicate check's scanned prefix find duplicates the same way,
+/// before and after the point where it switches to a set.
+#[test]
+fn duplicates_in_long_lists() {
+    let names: Vec<String> = (0..40).map(|i| format!("p{i}")).collect();
+    for at in [3, 15, 16, 17, 39] {
+        let mut list = names.clone();
+        list.insert(at + 1, format!("p{at}"));
+        let source = format!("({})", list.join(" "));
+        assert_eq!(
+            error(&source),
+            (format!("Duplicate parameter: p{at}"), "E0116"),
+            "{source}"
+        );
+        let source = format!("({} &optional q &rest p{at})", names.join(" "));
+        assert_eq!(
+            error(&source),
+            (format!("Duplicate parameter: p{at}"), "E0116"),
+            "{source}"
+        );
+    }
+    let source = format!("({} &optional q &rest r)", names.join(" "));
+    assert!(parse(&source).0.is_ok(), "{source}");
+}
+
 #[test]
 fn error_span_points_at_the_element() {
     let mut interner = Interner::new();

@@ -299,3 +299,30 @@ fn literal_regexps_are_validated() {
         ["'split-string': an empty separator is forbidden"]
     );
 }
+
+/// Many distinct heads, each called twice (more than preflight's cache of recent heads
+/// holds): every unknown name is reported once, in first-seen order, and every tool call
+/// and primitive is judged on each call, whatever the cache held.
+#[test]
+fn many_recurring_heads_are_judged_each_time() {
+    let unknowns: Vec<String> = (0..40).map(|i| format!("unknown-{i}")).collect();
+    let calls: String = unknowns
+        .iter()
+        .chain(unknowns.iter())
+        .map(|name| format!("({name} 1) (Skill :name \"x\") (length '(1)) (Read :file_path \"a\")"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let all = diagnostics(&format!("(list {calls})"));
+    let standalone = all
+        .iter()
+        .filter(|(_, code, message)| *code == "E0304" && message == STANDALONE_MESSAGE)
+        .count();
+    assert_eq!(standalone, 80, "{all:?}");
+    let (kind, code, message) = all.last().expect("the unknown-functions diagnostic");
+    assert_eq!((*kind, *code), (ErrorKind::Preflight, "E0301"));
+    assert!(
+        message.starts_with("Unknown functions: unknown-0"),
+        "{message}"
+    );
+    assert_eq!(all.len(), 81, "{all:?}");
+}

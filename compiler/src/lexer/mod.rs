@@ -30,7 +30,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 mod escapes;
+mod recent;
 use escapes::{read_escape, string_character};
+use recent::Recent;
 
 /// Why a raw token failed: the diagnostic it becomes, minus its span.
 #[derive(Debug, Clone, PartialEq)]
@@ -529,12 +531,14 @@ fn symbol(name: &str, uninterned: bool, interner: &mut Interner) -> SexpKind {
     }
 }
 
-/// The token of an atom's text (a number, `.`, or a symbol).
-fn cook_atom(
-    text: &str,
+/// The token of an atom's text (a number, `.`, or a symbol); a plain atom's symbol goes
+/// through `recent` when given.
+fn cook_atom<'s>(
+    text: &'s str,
     escaped: bool,
     limits: &Limits,
     interner: &mut Interner,
+    recent: Option<&mut Recent<'s>>,
 ) -> Result<Token, LexError> {
     match (escaped, classify_number(text)) {
         (false, Some(NumberText::Integer { negative, digits })) => {
@@ -542,7 +546,12 @@ fn cook_atom(
         }
         (false, Some(NumberText::Float(f))) => Ok(Token::Atom(SexpKind::Float(f))),
         _ if !escaped && text == "." => Ok(Token::Dot),
-        _ => Ok(Token::Atom(symbol(text, false, interner))),
+        _ => Ok(Token::Atom(match recent {
+            Some(recent) if !escaped && text != "nil" && text != "t" => {
+                SexpKind::Sym(recent.intern(text, interner))
+            }
+            _ => symbol(text, false, interner),
+        })),
     }
 }
 
@@ -578,7 +587,9 @@ fn cook_raw<'s>(
             )
             .map(Token::Atom)
         }
-        Ok(Raw::Atom(AtomText { text, escaped })) => cook_atom(text, *escaped, limits, interner),
+        Ok(Raw::Atom(AtomText { text, escaped })) => {
+            cook_atom(text, *escaped, limits, interner, None)
+        }
         Ok(Raw::Hash(hash)) => match hash {
             Hash::Function => Ok(Token::Prefix(interner.intern("function"))),
             Hash::Propertized => Ok(Token::OpenPropertized),
@@ -688,6 +699,7 @@ pub fn lex(
     // issue 19 has one per 3.5), so the vector rarely grows.
     let mut tokens = Vec::with_capacity(source.len() / 3 + 1);
     let mut diagnostics = Vec::new();
+    let mut recent = Recent::new();
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
         let start = at;
@@ -747,7 +759,13 @@ pub fn lex(
                     bytes.get(at) != Some(&b'\\')
                 } =>
             {
-                cook_atom(&source[start..at], false, limits, interner)
+                cook_atom(
+                    &source[start..at],
+                    false,
+                    limits,
+                    interner,
+                    Some(&mut recent),
+                )
             }
             _ => {
                 let mut raw = Raw::lexer(&source[start..]);

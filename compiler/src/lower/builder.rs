@@ -12,7 +12,6 @@ use ptc_vm::Span;
 use ptc_vm::isa::{Op, Reg};
 use ptc_vm::program::{Capture, Function};
 use ptc_vm::symbol::Symbol;
-use rustc_hash::FxHashSet;
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +40,11 @@ pub(crate) struct FunctionBuilder {
     /// Captured outer variables: the variable's symbol, the binding's identity in the
     /// enclosing function, and where the enclosing function holds it.
     pub(crate) captures: Vec<(Symbol, usize, Capture)>,
-    /// Every pc some jump lands on, so peepholes never merge across a label.
-    targets: FxHashSet<usize>,
+    /// The greatest pc some jump lands on, so peepholes never merge across a label. Every
+    /// target is at or before the end of the code when it is recorded, and the code never
+    /// shrinks below a recorded target, so the next pc is a target exactly when it is
+    /// this one.
+    last_target: Option<usize>,
     pub(crate) span: Span,
     pub(crate) required: u8,
     pub(crate) optional: u8,
@@ -72,7 +74,7 @@ impl FunctionBuilder {
             high_water: 0,
             scopes: Vec::new(),
             captures: Vec::new(),
-            targets: FxHashSet::default(),
+            last_target: None,
             span,
             required: 0,
             optional: 0,
@@ -122,13 +124,19 @@ impl FunctionBuilder {
             }
             _ => return Err("Internal compiler error: patched instruction is not a jump".into()),
         }
-        self.targets.insert(target);
+        self.target(target);
         Ok(())
+    }
+
+    /// Records that a jump lands on `target` (at or before the next pc).
+    fn target(&mut self, target: usize) {
+        debug_assert!(target <= self.here(), "a jump target past the code");
+        self.last_target = Some(self.last_target.map_or(target, |last| last.max(target)));
     }
 
     /// Whether the next instruction emitted will be a jump target.
     pub(crate) fn here_is_target(&self) -> bool {
-        self.targets.contains(&self.here())
+        self.last_target == Some(self.here())
     }
 
     /// Emits the return of `src`. A trailing `MOVE src → x` before `RETURN x` becomes
@@ -185,7 +193,7 @@ impl FunctionBuilder {
             imm,
             offset,
         };
-        self.targets.insert(top);
+        self.target(top);
         true
     }
 
@@ -194,7 +202,7 @@ impl FunctionBuilder {
         let pc = self.here();
         let offset = offset_between(pc, target)?;
         self.emit(Op::Jump { offset });
-        self.targets.insert(target);
+        self.target(target);
         Ok(())
     }
 

@@ -35,7 +35,7 @@ use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
 use ptc_vm::symbol::{Interner, Symbol};
 use ptc_vm::{ErrorKind, Program, Span, Value};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 pub use crate::lambda_list::LambdaList as Params;
@@ -120,17 +120,18 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         let name = interner.name(def.name).unwrap_or("?").to_owned();
         lowerer.lower_function(index + 1, name, &def.params, def.body, def.span, 0)?;
     }
-    let mut callables: Vec<(Symbol, Callable)> = Vec::with_capacity(lowerer.operators.len());
-    for (symbol, operator) in &lowerer.operators {
-        let callable = match operator {
-            Operator::Function(f) => Callable::Function(*f),
+    // The named symbols' entries become the callables in place (no second vector).
+    let mut callables = std::mem::take(&mut lowerer.named);
+    callables.retain_mut(|(symbol, callable)| {
+        *callable = match lowerer.operator(*symbol) {
+            Operator::Function(f) => Callable::Function(f),
             Operator::Macro => Callable::Macro,
-            Operator::Primitive(p) => Callable::Primitive(*p),
-            Operator::Tool(t) => Callable::Tool(*t),
-            Operator::Special(_) | Operator::Unknown => continue,
+            Operator::Primitive(p) => Callable::Primitive(p),
+            Operator::Tool(t) => Callable::Tool(t),
+            Operator::Special(_) | Operator::Unknown => return false,
         };
-        callables.push((*symbol, callable));
-    }
+        true
+    });
     let constants = std::mem::take(&mut lowerer.constants);
     let functions: Vec<Function> = lowerer
         .functions
@@ -178,8 +179,13 @@ struct Lowerer<'a> {
     parse_params: ParamParser<'a>,
     constants: Vec<Value>,
     functions: Vec<Option<Function>>,
-    /// Every symbol that names an operator, resolved once.
-    operators: FxHashMap<Symbol, Operator>,
+    /// What each symbol of the table names, by id (the table's ids are dense, and no
+    /// symbol is made while lowering runs), resolved once: [`Operator::Unknown`] for every
+    /// symbol that names nothing.
+    operators: Vec<Operator>,
+    /// The symbols `operators` gives a meaning other than [`Operator::Unknown`], each with
+    /// a placeholder that becomes its [`Callable`] once lowering is done.
+    named: Vec<(Symbol, Callable)>,
     /// The functions being emitted, innermost last.
     stack: Vec<FunctionBuilder>,
     /// A destination whose value is never read (statement position), if any.
@@ -205,10 +211,15 @@ impl<'a> Lowerer<'a> {
         // and special form, built once and keyed by the table's own name hash, so no name
         // is hashed again here. Special forms win over every other kind; otherwise what is
         // defined later (tools, then functions, then macros) wins.
-        let mut operators =
-            FxHashMap::with_capacity_and_hasher(interner.len(), rustc_hash::FxBuildHasher);
+        let mut operators = vec![Operator::Unknown; interner.len()];
+        let mut named = Vec::with_capacity(32);
         let mut define = |symbol: Symbol, operator: Operator| {
-            let entry = operators.entry(symbol).or_insert(operator);
+            let Some(entry) = operators.get_mut(symbol.as_usize()) else {
+                return;
+            };
+            if matches!(entry, Operator::Unknown) {
+                named.push((symbol, Callable::Macro));
+            }
             if matches!(operator, Operator::Special(_)) || !matches!(entry, Operator::Special(_)) {
                 *entry = operator;
             }
@@ -240,6 +251,7 @@ impl<'a> Lowerer<'a> {
             // The script body, each definition and each lambda (the agent script: one).
             functions: Vec::with_capacity(1 + functions.len() + scopes.lambdas.min(4096)),
             operators,
+            named,
             stack: Vec::new(),
             discarded: None,
             inputs: 0,
@@ -448,7 +460,7 @@ impl<'a> Lowerer<'a> {
 
     fn operator(&self, symbol: Symbol) -> Operator {
         self.operators
-            .get(&symbol)
+            .get(symbol.as_usize())
             .copied()
             .unwrap_or(Operator::Unknown)
     }
@@ -459,6 +471,21 @@ impl<'a> Lowerer<'a> {
     /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
     /// each level makes sure enough host stack remains, growing it on the heap if not.
     fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
+        if !matches!(
+            form.kind,
+            SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..)
+        ) {
+            // An atom does not recurse (a vector literal's value is built recursively, so
+            // it keeps the check): no stack check, and it never passes its destination
+            // through.
+            let saved = self.current()?.span;
+            self.current()?.span = form.span;
+            let discarded = self.discarded.take();
+            let result = self.expr_inner(form, dst, tail);
+            self.discarded = discarded;
+            self.current()?.span = saved;
+            return result;
+        }
         stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
             let saved = self.current()?.span;
             self.current()?.span = form.span;

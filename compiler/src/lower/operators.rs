@@ -63,11 +63,23 @@ pub(super) static OPERATOR_INDEX: std::sync::LazyLock<OperatorIndex> =
 
 /// What [`OPERATOR_INDEX`] holds: one entry per hash, and the rare name whose hash another
 /// name took first beside it (none among today's names; the test below holds the lookup
-/// right for every name either way).
+/// right for every name either way). A bit per hash value modulo [`FILTER_BITS`] rejects
+/// most other names without a map lookup.
 #[derive(Debug)]
 pub(super) struct OperatorIndex {
     by_hash: FxHashMap<u64, (&'static str, Operator)>,
     collided: Vec<(u64, &'static str, Operator)>,
+    filter: [u64; FILTER_BITS / 64],
+}
+
+/// Bits of [`OperatorIndex`]'s filter (about 170 names set: most other names miss).
+const FILTER_BITS: usize = 4096;
+
+/// The filter bit of `hash`: its word and the bit within it.
+fn filter_bit(hash: u64) -> (usize, u64) {
+    #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+    let bit = (hash as usize) % FILTER_BITS;
+    (bit / 64, 1 << (bit % 64))
 }
 
 impl OperatorIndex {
@@ -90,6 +102,7 @@ impl OperatorIndex {
                 rustc_hash::FxBuildHasher,
             ),
             collided: Vec::new(),
+            filter: [0; FILTER_BITS / 64],
         };
         for (name, operator) in primitives.chain(specials) {
             index.insert(ptc_vm::symbol::name_hash(name), name, operator);
@@ -97,7 +110,17 @@ impl OperatorIndex {
         index
     }
 
+    /// Whether a name with this hash may be an operator (false: it certainly is not).
+    fn may_name(&self, hash: u64) -> bool {
+        let (word, bit) = filter_bit(hash);
+        self.filter.get(word).is_some_and(|w| w & bit != 0)
+    }
+
     fn insert(&mut self, hash: u64, name: &'static str, operator: Operator) {
+        let (word, bit) = filter_bit(hash);
+        if let Some(w) = self.filter.get_mut(word) {
+            *w |= bit;
+        }
         let slot = match self.by_hash.entry(hash) {
             std::collections::hash_map::Entry::Vacant(vacant) => {
                 vacant.insert((name, operator));
@@ -125,6 +148,9 @@ impl OperatorIndex {
     /// What `name` (whose [`ptc_vm::symbol::name_hash`] is `hash`) names, if it is a
     /// primitive or special form.
     pub(super) fn get(&self, hash: u64, name: &str) -> Option<Operator> {
+        if !self.may_name(hash) {
+            return None;
+        }
         let &(entry_name, operator) = self.by_hash.get(&hash)?;
         if entry_name == name {
             return Some(operator);
@@ -197,6 +223,7 @@ mod tests {
         let mut index = super::OperatorIndex {
             by_hash: rustc_hash::FxHashMap::default(),
             collided: Vec::new(),
+            filter: [0; super::FILTER_BITS / 64],
         };
         index.insert(7, "a", Operator::Unknown);
         index.insert(7, "b", Operator::Macro);
@@ -209,5 +236,13 @@ mod tests {
         ));
         assert!(index.get(7, "c").is_none());
         assert!(index.get(8, "a").is_none());
+        // The filter lets every operator through and stops most other names.
+        let misses = [
+            "user", "orders", "details", "d", ":id", "get_user", "x", "acc",
+        ]
+        .iter()
+        .filter(|name| !OPERATOR_INDEX.may_name(ptc_vm::symbol::name_hash(name)))
+        .count();
+        assert!(misses >= 6, "{misses}");
     }
 }
