@@ -225,8 +225,13 @@ impl<'a> Lowerer<'a> {
             }
         };
         for (symbol, name, hash) in interner.iter_interned() {
-            if let Some(operator) = OPERATOR_INDEX.get(hash, name) {
-                define(symbol, operator);
+            let Some(entries) = OPERATOR_INDEX.get(hash) else {
+                continue;
+            };
+            for &(entry_name, operator) in entries {
+                if entry_name == name {
+                    define(symbol, operator);
+                }
             }
         }
         for (index, tool) in tools.iter().enumerate() {

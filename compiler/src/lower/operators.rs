@@ -54,36 +54,46 @@ pub(super) const SPECIALS: [(&str, Special); 19] = [
     ("defmacro", Special::Definition),
 ];
 
-/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name (a name
-/// that is both a primitive and a special form is the special form: lowering lets it win).
-/// Built once per process without an allocation per entry: the first compile of a process
-/// pays for this table, so a one-shot `ptc run` does too.
-pub(super) static OPERATOR_INDEX: std::sync::LazyLock<OperatorIndex> =
-    std::sync::LazyLock::new(OperatorIndex::build);
-
-/// What [`OPERATOR_INDEX`] holds: one entry per hash, and the rare name whose hash another
-/// name took first beside it (none among today's names; the test below holds the lookup
-/// right for every name either way). A bit per hash value modulo [`FILTER_BITS`] rejects
-/// most other names without a map lookup.
-#[derive(Debug)]
+/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name: the
+/// names with that hash and what each names (a name may be both a primitive and a special
+/// form; the lowerer lets the special form win). A bit per hash value modulo
+/// [`FILTER_BITS`] rejects most other names without a map lookup. Built once per process,
+/// on its first compile (which a one-shot `ptc run` pays): an entry's names are inline
+/// unless a hash has two (a name that is both a primitive and a special form), so the
+/// build makes one allocation, not one per name.
 pub(super) struct OperatorIndex {
-    by_hash: FxHashMap<u64, (&'static str, Operator)>,
-    collided: Vec<(u64, &'static str, Operator)>,
+    by_hash: FxHashMap<u64, Names>,
     filter: [u64; FILTER_BITS / 64],
 }
+
+/// The names with one hash and what each names.
+type Names = smallvec::SmallVec<[(&'static str, Operator); 1]>;
 
 /// Bits of [`OperatorIndex`]'s filter (about 170 names set: most other names miss).
 const FILTER_BITS: usize = 4096;
 
-/// The filter bit of `hash`: its word and the bit within it.
-fn filter_bit(hash: u64) -> (usize, u64) {
-    #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
-    let bit = (hash as usize) % FILTER_BITS;
-    (bit / 64, 1 << (bit % 64))
+impl OperatorIndex {
+    /// The names with name hash `hash` and what each names.
+    pub(super) fn get(&self, hash: u64) -> Option<&[(&'static str, Operator)]> {
+        #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+        let bit = (hash as usize) % FILTER_BITS;
+        if self
+            .filter
+            .get(bit / 64)
+            .is_none_or(|word| word & (1 << (bit % 64)) == 0)
+        {
+            return None;
+        }
+        self.by_hash.get(&hash).map(smallvec::SmallVec::as_slice)
+    }
 }
 
-impl OperatorIndex {
-    fn build() -> Self {
+pub(super) static OPERATOR_INDEX: std::sync::LazyLock<OperatorIndex> =
+    std::sync::LazyLock::new(|| {
+        let mut index: FxHashMap<u64, Names> = FxHashMap::with_capacity_and_hasher(
+            ptc_vm::prims::PRIMITIVES.len() + SPECIALS.len(),
+            rustc_hash::FxBuildHasher,
+        );
         let primitives = ptc_vm::prims::PRIMITIVES
             .iter()
             .enumerate()
@@ -96,71 +106,25 @@ impl OperatorIndex {
         let specials = SPECIALS
             .iter()
             .map(|&(name, special)| (name, Operator::Special(special)));
-        let mut index = OperatorIndex {
-            by_hash: FxHashMap::with_capacity_and_hasher(
-                ptc_vm::prims::PRIMITIVES.len() + SPECIALS.len(),
-                rustc_hash::FxBuildHasher,
-            ),
-            collided: Vec::new(),
-            filter: [0; FILTER_BITS / 64],
-        };
         for (name, operator) in primitives.chain(specials) {
-            index.insert(ptc_vm::symbol::name_hash(name), name, operator);
+            index
+                .entry(ptc_vm::symbol::name_hash(name))
+                .or_default()
+                .push((name, operator));
         }
-        index
-    }
-
-    /// Whether a name with this hash may be an operator (false: it certainly is not).
-    fn may_name(&self, hash: u64) -> bool {
-        let (word, bit) = filter_bit(hash);
-        self.filter.get(word).is_some_and(|w| w & bit != 0)
-    }
-
-    fn insert(&mut self, hash: u64, name: &'static str, operator: Operator) {
-        let (word, bit) = filter_bit(hash);
-        if let Some(w) = self.filter.get_mut(word) {
-            *w |= bit;
-        }
-        let slot = match self.by_hash.entry(hash) {
-            std::collections::hash_map::Entry::Vacant(vacant) => {
-                vacant.insert((name, operator));
-                return;
+        let mut filter = [0; FILTER_BITS / 64];
+        for &hash in index.keys() {
+            #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+            let bit = (hash as usize) % FILTER_BITS;
+            if let Some(word) = filter.get_mut(bit / 64) {
+                *word |= 1 << (bit % 64);
             }
-            std::collections::hash_map::Entry::Occupied(occupied) => occupied.into_mut(),
-        };
-        if slot.0 == name {
-            if matches!(operator, Operator::Special(_)) {
-                slot.1 = operator;
-            }
-            return;
         }
-        match self
-            .collided
-            .iter_mut()
-            .find(|(h, n, _)| *h == hash && *n == name)
-        {
-            Some(entry) if matches!(operator, Operator::Special(_)) => entry.2 = operator,
-            Some(_) => {}
-            None => self.collided.push((hash, name, operator)),
+        OperatorIndex {
+            by_hash: index,
+            filter,
         }
-    }
-
-    /// What `name` (whose [`ptc_vm::symbol::name_hash`] is `hash`) names, if it is a
-    /// primitive or special form.
-    pub(super) fn get(&self, hash: u64, name: &str) -> Option<Operator> {
-        if !self.may_name(hash) {
-            return None;
-        }
-        let &(entry_name, operator) = self.by_hash.get(&hash)?;
-        if entry_name == name {
-            return Some(operator);
-        }
-        self.collided
-            .iter()
-            .find(|&&(h, n, _)| h == hash && n == name)
-            .map(|&(_, _, operator)| operator)
-    }
-}
+    });
 
 /// What an operator symbol names.
 #[derive(Debug, Clone, Copy)]
@@ -175,8 +139,34 @@ pub(super) enum Operator {
 
 #[cfg(test)]
 mod tests {
-    use super::{OPERATOR_INDEX, Operator, SPECIALS};
+    use super::SPECIALS;
     use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
+
+    /// Every primitive and special form passes the index's filter and is found.
+    #[test]
+    fn the_index_finds_every_operator() {
+        let names = ptc_vm::prims::PRIMITIVES
+            .iter()
+            .map(|p| p.name)
+            .chain(SPECIALS.iter().map(|(name, _)| *name));
+        for name in names {
+            let entries = super::OPERATOR_INDEX
+                .get(ptc_vm::symbol::name_hash(name))
+                .unwrap_or_default();
+            assert!(entries.iter().any(|(n, _)| *n == name), "{name}");
+        }
+        let misses = [
+            "user", "orders", "details", "d", ":id", "get_user", "x", "acc",
+        ]
+        .iter()
+        .filter(|name| {
+            super::OPERATOR_INDEX
+                .get(ptc_vm::symbol::name_hash(name))
+                .is_none()
+        })
+        .count();
+        assert!(misses >= 6, "{misses}");
+    }
 
     #[test]
     fn lowering_open_codes_exactly_the_closed_special_forms() {
@@ -189,60 +179,5 @@ mod tests {
         lowered.sort_unstable();
         closed.sort_unstable();
         assert_eq!(lowered, closed);
-    }
-
-    #[test]
-    fn the_index_names_every_primitive_and_special_form_and_nothing_else() {
-        for (at, prim) in ptc_vm::prims::PRIMITIVES.iter().enumerate() {
-            let found = OPERATOR_INDEX.get(ptc_vm::symbol::name_hash(prim.name), prim.name);
-            let special = SPECIALS.iter().find(|(name, _)| *name == prim.name);
-            match (found, special) {
-                (Some(Operator::Special(s)), Some(&(_, expected))) => assert_eq!(s, expected),
-                (Some(Operator::Primitive(idx)), None) => assert_eq!(usize::from(idx.0), at),
-                other => panic!("{}: {other:?}", prim.name),
-            }
-        }
-        for &(name, special) in SPECIALS.iter() {
-            let found = OPERATOR_INDEX.get(ptc_vm::symbol::name_hash(name), name);
-            assert!(
-                matches!(found, Some(Operator::Special(s)) if s == special),
-                "{name}"
-            );
-        }
-        for name in ["car-safe", "foo", "", "lambda*", "mapcar2"] {
-            let known = ptc_vm::prims::PRIMITIVES.iter().any(|p| p.name == name);
-            assert_eq!(
-                OPERATOR_INDEX
-                    .get(ptc_vm::symbol::name_hash(name), name)
-                    .is_some(),
-                known,
-                "{name}"
-            );
-        }
-        // A name whose hash another took first is still found (forced collisions).
-        let mut index = super::OperatorIndex {
-            by_hash: rustc_hash::FxHashMap::default(),
-            collided: Vec::new(),
-            filter: [0; super::FILTER_BITS / 64],
-        };
-        index.insert(7, "a", Operator::Unknown);
-        index.insert(7, "b", Operator::Macro);
-        index.insert(7, "b", Operator::Special(super::Special::If));
-        index.insert(7, "b", Operator::Unknown);
-        assert!(matches!(index.get(7, "a"), Some(Operator::Unknown)));
-        assert!(matches!(
-            index.get(7, "b"),
-            Some(Operator::Special(super::Special::If))
-        ));
-        assert!(index.get(7, "c").is_none());
-        assert!(index.get(8, "a").is_none());
-        // The filter lets every operator through and stops most other names.
-        let misses = [
-            "user", "orders", "details", "d", ":id", "get_user", "x", "acc",
-        ]
-        .iter()
-        .filter(|name| !OPERATOR_INDEX.may_name(ptc_vm::symbol::name_hash(name)))
-        .count();
-        assert!(misses >= 6, "{misses}");
     }
 }
