@@ -110,7 +110,7 @@ fn registry(probes: &Arc<Probes>) -> Arc<Registry> {
         registry
             .register(contract(name, json!({})), move |request: ToolRequestCtx| {
                 p.dispatched.fetch_add(1, Ordering::SeqCst);
-                p.tokens.lock().unwrap().push(request.cancel.clone());
+                p.tokens.lock().unwrap().push(request.cancel().clone());
                 let mut guard = DropGuard {
                     probes: p.clone(),
                     finished: false,

@@ -18,9 +18,12 @@
 //!   runs have (a host token, a progress sink, a permission round's policy, a journal
 //!   guard); the future is small. A lone call is polled in place; a batch of up to eight calls in
 //!   flight shares one vector; only a larger one uses a `FuturesUnordered`. Each call's
-//!   token lives with its future.
-//! - Every call still held when the run settles has its cancellation token cancelled, and
-//!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
+//!   cancellation lives with its future; its token is made only when the handler asks for
+//!   it, a handler on the blocking pool is watched, or the call is cancelled
+//!   ([`crate::cancel`]).
+//! - Every call still held when the run settles is cancelled (its token, made then if
+//!   nobody asked for it, fires), and the driver waits for a handler at most
+//!   [`crate::dispatch::CANCEL_GRACE`] after that.
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
 //!
 //! Split by seam: this module holds the [`Runner`] and the drive loop; `options` the
@@ -32,7 +35,7 @@ mod options;
 
 pub use options::{InputsError, RunOptions, fresh_id};
 
-use crate::cancel::CancelToken;
+use crate::cancel::{CallCancel, CancelToken};
 use crate::context::{RunData, ToolFilter};
 use crate::dispatch::{self, ChildEnd, Isolation};
 use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
@@ -602,10 +605,10 @@ impl RunState {
     }
 }
 
-/// A dispatched call: its index in the envelope, its token and the handler's future.
+/// A dispatched call: its index in the envelope, its cancellation and the handler's future.
 struct Launched {
     call: usize,
-    cancel: CancelToken,
+    cancel: CallCancel,
     future: dispatch::Running,
 }
 
@@ -621,14 +624,13 @@ impl Future for Launched {
 
 /// The permission round of one run: the calls being decided.
 struct Asking {
-    /// Calls whose permission is being decided, with their tokens.
-    asked: Vec<(Arc<str>, CancelToken)>,
+    /// Calls whose permission is being decided, with their cancellations.
+    asked: Vec<(Arc<str>, CallCancel)>,
     deciding: InFlight<BoxFuture<(Arc<str>, Decision)>>,
 }
 
 /// The calls the driver holds for one run.
 struct Calls {
-    /// Calls whose permission is being decided, with their tokens.
     /// The permission round's part, made by the first ask (a run under `AllowAll` has
     /// none).
     asking: Option<Box<Asking>>,
@@ -647,9 +649,10 @@ impl Calls {
         })
     }
 
-    /// The policy's view of `request`, with the call's token (kept for its dispatch).
+    /// The policy's view of `request`, with the call's cancellation (kept for its
+    /// dispatch).
     fn ask(&mut self, request: &CallRequest) -> ToolRequestCtx {
-        let cancel = CancelToken::new();
+        let cancel = CallCancel::default();
         self.asking()
             .asked
             .push((request.id.clone(), cancel.clone()));
@@ -664,8 +667,8 @@ impl Calls {
         }
     }
 
-    /// The handler's view of `request`, taking it whole; the call's token is the one its
-    /// policy saw, if it was asked.
+    /// The handler's view of `request`, taking it whole; the call's cancellation is the one
+    /// its policy saw, if it was asked.
     fn dispatching(&mut self, request: CallRequest) -> ToolRequestCtx {
         let asked = self.asking.as_mut().and_then(|asking| {
             let index = asking.asked.iter().position(|(id, _)| *id == request.id)?;
