@@ -454,7 +454,7 @@ async fn results_join_by_position_over_many_shuffled_replays() {
             assert_eq!(outcome.text, expected);
             // Notes arrive in completion order.
             assert_eq!(outcome.notes.len(), CALLS);
-            if outcome.notes != values {
+            if *outcome.notes != *values {
                 shuffled += 1;
             }
         }

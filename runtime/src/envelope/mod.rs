@@ -221,7 +221,8 @@ pub struct Envelope {
     options: EnvelopeOptions,
     machine: Option<Machine>,
     phase: Phase,
-    direct: Option<String>,
+    /// The tool of the script's provably direct call, until a call shows otherwise.
+    direct: Option<Arc<str>>,
     /// See [`Cold`].
     cold: Option<Box<Cold>>,
     calls: Vec<AuditRecord>,
@@ -280,7 +281,7 @@ impl Envelope {
             limits,
             options,
             phase,
-            direct,
+            direct: direct.map(Arc::from),
             cold,
             calls: Vec::new(),
             states: Vec::new(),
