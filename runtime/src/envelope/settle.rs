@@ -80,8 +80,7 @@ impl Envelope {
         RunStats {
             fuel_used: stats.map_or(0, |s| s.fuel_used),
             tool_calls: stats.map_or(0, |s| s.tool_calls),
-            elapsed_ms: u64::try_from(self.now.saturating_duration_since(self.started).as_millis())
-                .unwrap_or(u64::MAX),
+            elapsed_ms: self.elapsed_ms(),
         }
     }
 
@@ -217,10 +216,7 @@ impl Envelope {
 
     /// Settles with `outcome`, through the settled journal record when the journal is on.
     fn conclude(&mut self, outcome: Outcome) {
-        // Whatever suspension was being serviced is over.
-        for state in &mut self.states {
-            *state = super::CallState::Ended;
-        }
+        // Whatever suspension was being serviced is over (the phase changes below).
         if self.options.journal {
             self.phase = Phase::Persisting {
                 outcome: Box::new(outcome),
