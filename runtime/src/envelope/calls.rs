@@ -502,8 +502,8 @@ impl Envelope {
         if let Some(machine) = self.machine.as_mut() {
             let settled = settle_result(machine, &result, &self.limits);
             if let Some(record) = self.calls.get_mut(call) {
-                record.media = result.media();
-                record.notes.clone_from(&result.notes);
+                record.media = result.media().into_boxed_slice();
+                record.notes = result.notes.as_slice().into();
             }
             if !result.notes.is_empty() {
                 self.cold().notes.extend(result.notes.iter().cloned());
