@@ -559,6 +559,7 @@ impl Machine {
             return self
                 .pending
                 .take()
+                .map(|step| *step)
                 .ok_or_else(|| internal("suspension without a request"));
         }
         let value = std::mem::take(&mut self.outcome_value);

@@ -389,7 +389,7 @@ impl Machine {
                     dst: base + dst.as_usize(),
                     count: batch.len(),
                 };
-                self.pending = Some(Step::Batch(batch));
+                self.pending = Some(Box::new(Step::Batch(batch)));
                 return Ok(Flow::Suspend);
             }
             Op::Add { dst, lhs, rhs } => {

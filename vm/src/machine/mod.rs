@@ -104,8 +104,9 @@ pub struct Machine {
     /// Integers must stay below this magnitude (`2^number_bits`, saturated).
     int_bound: u64,
     regexps: RegexCache,
-    /// The step a suspending instruction hands back.
-    pending: Option<Step>,
+    /// The step a suspending instruction hands back, boxed: a suspended machine holds none,
+    /// and inline it was 48 of a suspended run's bytes.
+    pending: Option<Box<Step>>,
     /// The final value, between the returning instruction and the dispatch loop.
     outcome_value: Value,
     /// Installed `condition-case` handlers, innermost last.
