@@ -123,7 +123,7 @@ impl Machine {
         ret: usize,
         span: crate::Span,
     ) -> Result<Flow> {
-        if self.batch.is_some() {
+        if self.batch_mut().is_some() {
             return Err(Error::script(
                 "A parallel call argument may not call another tool",
             ));
