@@ -107,8 +107,6 @@ pub struct Machine {
     /// and inline it was 48 of a suspended run's bytes. While a `parallel` collects its
     /// requests it is that batch ([`Machine::batch_mut`]).
     pending: Option<Box<Step>>,
-    /// The final value, between the returning instruction and the dispatch loop.
-    outcome_value: Value,
     /// Installed `condition-case` handlers, innermost last.
     handlers: Vec<Handler>,
 }
@@ -154,7 +152,6 @@ impl Machine {
             int_bound,
             regexps: RegexCache::new(),
             pending: None,
-            outcome_value: Value::Nil,
             handlers: Vec::new(),
         }
     }
