@@ -190,7 +190,7 @@ impl Envelope {
                     if let Some(request) = ask {
                         batch.set_state(call, CallState::Asking);
                         self.set_waiting(call, true);
-                        self.unreported = true;
+                        self.flags |= super::UNREPORTED;
                         asks.push(request);
                     } else {
                         batch.set_state(call, CallState::Allowed);

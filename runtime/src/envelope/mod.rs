@@ -260,19 +260,22 @@ pub struct Envelope {
     /// calls budget allows, and the envelope stays small).
     next_batch: u32,
     started: Instant,
-    /// A refused envelope whose elapsed time the first poll sets.
-    refused_untimed: bool,
-    /// Whether the envelope runs under its wall-clock bound (a refused one does not).
-    timed: bool,
+    /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`]: bits, so that the envelope's
+    /// small fields share one word.
+    flags: u8,
     /// The caller's latest time, in nanoseconds since `started` ([`Envelope::now`]).
     elapsed_ns: u64,
-    /// The wall-clock bound, in nanoseconds since `started`; `u64::MAX` when there is none.
+    /// The wall-clock bound, in nanoseconds since `started` (at most `u64::MAX - 1`);
+    /// `u64::MAX` when there is none (no `seconds`, or a refused envelope).
     deadline_ns: u64,
-    /// A change not yet in a snapshot (a permission ask).
-    unreported: bool,
-    /// See [`Envelope::hand_over_outcome`].
-    hand_over: bool,
 }
+
+/// A refused envelope whose elapsed time the first poll sets.
+const REFUSED_UNTIMED: u8 = 1;
+/// A change not yet in a snapshot (a permission ask).
+const UNREPORTED: u8 = 2;
+/// See [`Envelope::hand_over_outcome`].
+const HAND_OVER: u8 = 4;
 
 const fn assert_send<T: Send>() {}
 const _: () = assert_send::<Envelope>();
@@ -294,8 +297,9 @@ impl Envelope {
             id,
             options,
         } = config;
-        let deadline_ns =
-            deadline_after(&limits, now).map_or(u64::MAX, |deadline| nanos_since(now, deadline));
+        let deadline_ns = deadline_after(&limits, now).map_or(u64::MAX, |deadline| {
+            nanos_since(now, deadline).min(u64::MAX - 1)
+        });
         let phase = if options.journal {
             Phase::StartRecord
         } else {
@@ -320,12 +324,9 @@ impl Envelope {
             calls: Vec::new(),
             next_batch: 1,
             started: now,
-            refused_untimed: false,
-            timed: true,
+            flags: 0,
             elapsed_ns: 0,
             deadline_ns,
-            unreported: false,
-            hand_over: false,
         }
     }
 
@@ -429,12 +430,9 @@ impl Envelope {
             calls: Vec::new(),
             next_batch: 1,
             started: now,
-            refused_untimed: true,
-            timed: false,
+            flags: REFUSED_UNTIMED,
             elapsed_ns: 0,
             deadline_ns: u64::MAX,
-            unreported: false,
-            hand_over: false,
         }
     }
 
@@ -478,13 +476,13 @@ impl Envelope {
     /// Makes the first [`Event::Settled`] move the outcome out instead of copying it, for a
     /// driver that polls no more after it: later polls settle with a placeholder.
     pub(crate) fn hand_over_outcome(&mut self) {
-        self.hand_over = true;
+        self.flags |= HAND_OVER;
     }
 
     /// The envelope's wall-clock deadline (`seconds` after start), if any.
     #[must_use]
     pub fn deadline(&self) -> Option<Instant> {
-        if !self.timed {
+        if self.deadline_ns == u64::MAX {
             return None;
         }
         deadline_after(&self.limits, self.started)
@@ -588,18 +586,19 @@ impl Envelope {
         if let Some(event) = self.queued() {
             return event;
         }
-        if self.unreported {
+        if self.flags & UNREPORTED != 0 {
             self.report(true);
         }
         loop {
             let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
             match phase {
                 Phase::Settled(mut outcome) => {
-                    if std::mem::take(&mut self.refused_untimed) {
+                    if self.flags & REFUSED_UNTIMED != 0 {
+                        self.flags &= !REFUSED_UNTIMED;
                         // Refused at its start: the compile time, to the first poll, counts.
                         outcome.stats.elapsed_ms = self.elapsed_ms();
                     }
-                    if self.hand_over {
+                    if self.flags & HAND_OVER != 0 {
                         self.phase = Phase::HandedOver;
                         return Event::Settled(outcome);
                     }
@@ -754,7 +753,7 @@ impl Envelope {
 
     /// Sends the current snapshot to the kept list (with progress on).
     fn report(&mut self, live: bool) {
-        self.unreported = false;
+        self.flags &= !UNREPORTED;
         if self.options.progress {
             let now = self.elapsed_ms();
             let cold = self.cold.get_or_insert_default();
