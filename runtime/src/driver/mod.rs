@@ -16,7 +16,7 @@
 //!   worker to steal the run, after every call.
 //! - A run's state (the envelope, its calls) is one allocation, plus one for what only some
 //!   runs have (a host token, a progress sink, a permission round's policy, a journal
-//!   guard); the future is small. A lone call is polled in place; a batch of up to eight calls in
+//!   guard, host data); the future is small. A lone call is polled in place; a batch of up to eight calls in
 //!   flight shares one vector; only a larger one uses a `FuturesUnordered`. Each call's
 //!   cancellation lives with its future; its token is made only when the handler asks for
 //!   it, a handler on the blocking pool is watched, or the call is cancelled
@@ -338,31 +338,35 @@ impl Runner {
             ..
         } = options;
         let cancel = cancel.into_inner();
-        // A run under the runner's `AllowAll`, with no token, sink or journal (the usual
-        // one) boxes none of these.
+        // A run under the runner's `AllowAll`, with no token, sink, journal or data (the
+        // usual one) boxes none of these.
         let asks = !(self.allows_all && policy.is_none());
-        let rare =
-            (asks || cancel.is_some() || progress.is_some() || self.journal.is_some()).then(|| {
-                Box::new(Rare {
-                    cancel,
-                    cancelled: None,
-                    progress,
-                    policy: match policy {
-                        Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
-                        None => self.policy.clone(),
-                    },
-                    journal: JournalGuard {
-                        store: self.journal.clone(),
-                        running: None,
-                    },
-                })
-            });
+        let rare = (asks
+            || cancel.is_some()
+            || progress.is_some()
+            || self.journal.is_some()
+            || !data.is_empty())
+        .then(|| {
+            Box::new(Rare {
+                cancel,
+                cancelled: None,
+                progress,
+                data,
+                policy: match policy {
+                    Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
+                    None => self.policy.clone(),
+                },
+                journal: JournalGuard {
+                    store: self.journal.clone(),
+                    running: None,
+                },
+            })
+        });
         let mut state = Box::new(RunState {
             envelope,
             calls: Calls {
                 asking: None,
                 running: InFlight::Idle,
-                data,
             },
             timer: None,
             rare,
@@ -433,7 +437,7 @@ impl Runner {
             Event::Cancel(ids) => calls.cancel(envelope, &ids),
             Event::Permission(requests) => {
                 for request in requests {
-                    let ctx = calls.ask(&request);
+                    let ctx = calls.ask(&request, run_data(rare));
                     // Only a run with a permission round is asked (`Rare::policy`).
                     let policy = rare.map_or(&self.policy, |rare| &rare.policy);
                     let mut decision = dispatch::check_policy(policy, &ctx);
@@ -463,7 +467,7 @@ impl Runner {
                         continue;
                     };
                     let handler = &tool.handler;
-                    let ctx = calls.dispatching(request);
+                    let ctx = calls.dispatching(request, run_data(rare));
                     let cancel = ctx.cancel.clone();
                     let future = dispatch::launch(handler, ctx, self.isolation);
                     calls.running.push(Launched {
@@ -522,6 +526,8 @@ struct Rare {
     /// for the run's later waits.
     cancelled: Option<Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
     progress: Option<Arc<dyn ProgressSink>>,
+    /// The host's data for every handler and policy of the run.
+    data: RunData,
     /// The policy of a run with a permission round (the runner's, and the run's own).
     policy: Arc<dyn PermissionPolicy>,
     journal: JournalGuard,
@@ -635,7 +641,6 @@ struct Calls {
     /// none).
     asking: Option<Box<Asking>>,
     running: InFlight<Launched>,
-    data: RunData,
 }
 
 impl Calls {
@@ -651,7 +656,7 @@ impl Calls {
 
     /// The policy's view of `request`, with the call's cancellation (kept for its
     /// dispatch).
-    fn ask(&mut self, request: &CallRequest) -> ToolRequestCtx {
+    fn ask(&mut self, request: &CallRequest, run_data: RunData) -> ToolRequestCtx {
         let cancel = CallCancel::default();
         self.asking()
             .asked
@@ -663,13 +668,13 @@ impl Calls {
             tool: request.tool.clone(),
             arguments: request.arguments.clone(),
             cancel,
-            run_data: self.data.clone(),
+            run_data,
         }
     }
 
     /// The handler's view of `request`, taking it whole; the call's cancellation is the one
     /// its policy saw, if it was asked.
-    fn dispatching(&mut self, request: CallRequest) -> ToolRequestCtx {
+    fn dispatching(&mut self, request: CallRequest, run_data: RunData) -> ToolRequestCtx {
         let asked = self.asking.as_mut().and_then(|asking| {
             let index = asking.asked.iter().position(|(id, _)| *id == request.id)?;
             Some(asking.asked.swap_remove(index).1)
@@ -682,7 +687,7 @@ impl Calls {
             tool: request.tool,
             arguments: request.arguments,
             cancel,
-            run_data: self.data.clone(),
+            run_data,
         }
     }
 
@@ -723,6 +728,11 @@ impl Drop for Calls {
     fn drop(&mut self) {
         self.cancel_all();
     }
+}
+
+/// The run's host data, for a call's context (none unless the run has a [`Rare`]).
+fn run_data(rare: Option<&Rare>) -> RunData {
+    rare.map(|rare| rare.data.clone()).unwrap_or_default()
 }
 
 /// Sends the envelope's new snapshots to the host's sink.
