@@ -237,7 +237,7 @@ impl Envelope {
         }
         // Every request handed over: a suspended run keeps no empty slots.
         if batch.next() >= batch.count() && batch.pending.iter().all(Option::is_none) {
-            batch.pending = Vec::new();
+            batch.pending = Box::default();
         }
         ready
     }
@@ -571,7 +571,7 @@ impl Envelope {
     #[must_use]
     pub fn next_deadline(&self) -> Option<Instant> {
         let slots = match &self.phase {
-            Phase::Calls(batch) => batch.slots.as_slice(),
+            Phase::Calls(batch) => &*batch.slots,
             _ => &[],
         };
         slots

@@ -135,7 +135,8 @@ impl CallState {
 /// Only its calls can be anything but ended (a suspension resumes when every member has
 /// ended, and the next one starts after), so their states live here, beside their results,
 /// and every call before `first` is ended. Positions are `u32` (a run makes far fewer than
-/// 2^32 calls) so that a suspended run's phase is 64 bytes.
+/// 2^32 calls) and the lists boxed slices (made whole, never grown) so that a suspended
+/// run's phase is small.
 #[derive(Debug)]
 struct Batch {
     /// Index of its first call in `Envelope::calls`.
@@ -145,9 +146,9 @@ struct Batch {
     /// Members ended.
     done: u32,
     /// By position: the call's state and, once it ended, its guest value.
-    slots: Vec<Slot>,
+    slots: Box<[Slot]>,
     /// Requests not yet launched; `Err` holds a refusal message.
-    pending: Vec<Option<Result<CallRequest, String>>>,
+    pending: Box<[Option<Result<CallRequest, String>>]>,
     /// Whether this is the script's provably direct call.
     direct: bool,
     /// A single call (`Step::Tool`), resumed with `resume_tool`.
