@@ -266,7 +266,7 @@ pub async fn fanout_runtime(
     }
     outcome
         .value
-        .as_ref()
+        .as_deref()
         .and_then(serde_json::Value::as_i64)
         .ok_or_else(|| format!("not an integer: {}", outcome.text))
 }

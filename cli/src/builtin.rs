@@ -307,7 +307,7 @@ fn offload(
 ) -> impl Future<Output = ToolResult> + Send + 'static {
     let stop = Stop {
         flag: Arc::default(),
-        cancel: Some(request.cancel.clone()),
+        cancel: Some(request.cancel().clone()),
     };
     let guard = RaiseOnDrop(stop.clone());
     let (send, receive) = tokio::sync::oneshot::channel();

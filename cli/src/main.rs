@@ -303,7 +303,7 @@ fn not_utf8_outcome(
     id: Option<String>,
 ) -> ptc_runtime::Outcome {
     ptc_runtime::Outcome {
-        id: id.unwrap_or_else(ptc_runtime::fresh_id),
+        id: id.unwrap_or_else(ptc_runtime::fresh_id).into(),
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
@@ -314,7 +314,7 @@ fn not_utf8_outcome(
         direct: None,
         direct_result: None,
         calls: Vec::new(),
-        notes: Vec::new(),
+        notes: Box::default(),
         stats: ptc_runtime::RunStats::default(),
     }
 }

@@ -102,7 +102,7 @@ impl ToolHandler for UpstreamTool {
             // Dropping the call future sends notifications/cancelled upstream.
             let result = tokio::select! {
                 result = call => result,
-                () = request.cancel.cancelled() => Err("the call was cancelled".to_owned()),
+                () = request.cancel().cancelled() => Err("the call was cancelled".to_owned()),
             };
             match result {
                 Ok(result) => {

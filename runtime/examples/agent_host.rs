@@ -72,7 +72,7 @@ fn tools() -> Result<Registry, Box<dyn Error>> {
             if args.city == "Atlantis" {
                 // A station that never answers: only the run's cancellation stops it.
                 tokio::select! {
-                    () = request.cancel.cancelled() => return Err("cancelled".to_owned()),
+                    () = request.cancel().cancelled() => return Err("cancelled".to_owned()),
                     () = tokio::time::sleep(Duration::from_secs(60)) => {}
                 }
             }

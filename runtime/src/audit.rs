@@ -70,6 +70,9 @@ impl Status {
 }
 
 /// One nested call.
+///
+/// A suspended call holds its record, so the rarely filled lists (media, notes) are boxed
+/// slices rather than vectors: 128 bytes, not 144.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditRecord {
     /// `ENVELOPE/N` (shared with the call's [`CallRequest`](crate::CallRequest) and
@@ -95,11 +98,11 @@ pub struct AuditRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
     /// Media references, without payload.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub media: Vec<MediaRef>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub media: Box<[MediaRef]>,
     /// Context notes the result carried.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub notes: Box<[String]>,
 }
 
 impl AuditRecord {
@@ -115,8 +118,8 @@ impl AuditRecord {
             status,
             batch: None,
             preview: None,
-            media: Vec::new(),
-            notes: Vec::new(),
+            media: Box::default(),
+            notes: Box::default(),
         }
     }
 

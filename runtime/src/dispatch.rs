@@ -113,7 +113,7 @@ async fn finish(future: BoxFuture<ToolResult>, cancel: CancelToken) -> ChildEnd 
 
 /// [`start`] then [`finish`], for a handler run away from the driver.
 async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildEnd {
-    let cancel = ctx.cancel.clone();
+    let cancel = ctx.cancel().clone();
     match start(&*handler, ctx) {
         Ok(future) => finish(future, cancel).await,
         Err(failure) => ChildEnd::Failed(failure),
@@ -139,7 +139,8 @@ pub(crate) fn launch(
             Err(failure) => Running::Away(Box::pin(std::future::ready(ChildEnd::Failed(failure)))),
         };
     };
-    let cancel = ctx.cancel.clone();
+    // Watched from here: this call's token is made now.
+    let cancel = ctx.cancel().clone();
     let handler = Arc::clone(handler);
     let task = tokio::task::spawn_blocking(move || handle.block_on(contained(handler, ctx)));
     Running::Away(Box::pin(async move {
@@ -162,7 +163,7 @@ pub(crate) fn launch(
 /// A launched call's future ([`launch`]).
 pub(crate) enum Running {
     /// An inline handler's own future, polled on the driver's task. It is not woken by
-    /// its call's token: only the driver cancels that token, and the driver polls its calls
+    /// its call's token (made only if the handler asks): only the driver cancels that token, and the driver polls its calls
     /// again after cancelling them ([`Running::poll_end`] looks at the token first).
     Inline(BoxFuture<ToolResult>),
     /// A handler on the blocking pool (it watches its token itself), or a call that failed

@@ -10,6 +10,7 @@ use crate::errors::ErrorKind;
 use crate::tool::ToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
+use std::sync::Arc;
 
 /// The ToolCall's max result size, in characters (dialect notes §8.2, §14.3): the
 /// model-facing text of a composed script (value, error or audit summary) is cut to this
@@ -105,29 +106,34 @@ pub struct RunStats {
 /// A settled run. Serialises (serde) to exactly the object `ptc run --format json` prints:
 /// `id`, `outcome`, `text`, `value`, `error`, `direct`, `calls`, `notes`, `stats`, and
 /// `result` (a direct call's own result, without media payload bytes) when there is one.
+///
+/// An `Outcome` is what a spawned run's tokio task holds (its cell is rounded to 128 bytes
+/// and sized by the larger of the run's future and its output), so it is kept at most 152
+/// bytes: the rare or large parts are boxed, the names shared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
-    /// The envelope id.
-    pub id: String,
+    /// The envelope id (shared with the envelope's calls).
+    pub id: Arc<str>,
     /// How it ended.
     #[serde(rename = "outcome")]
     pub kind: OutcomeKind,
     /// What the model sees: the final value rendered (strings verbatim, other values
     /// printed Lisp-style), a direct call's own text, or `Error: ...` plus a partial audit.
     pub text: String,
-    /// The final value as JSON, when completed.
-    pub value: Option<Json>,
+    /// The final value as JSON, when completed. Boxed: inline, it made a spawned run's task
+    /// 128 bytes larger.
+    pub value: Option<Box<Json>>,
     /// The typed error, when not completed. Boxed like `direct_result`: a completed run has
     /// none, and the inline error made a spawned run's tokio task 128 bytes larger (its
     /// cell is rounded to 128 bytes).
     pub error: Option<Box<OutcomeError>>,
     /// The tool's name when the script was a provably direct call.
-    pub direct: Option<String>,
+    pub direct: Option<Arc<str>>,
     /// One record per nested call, in dispatch order.
     pub calls: Vec<AuditRecord>,
     /// Context and repair notes from every child, in arrival order.
     #[serde(default)]
-    pub notes: Vec<String>,
+    pub notes: Box<[String]>,
     /// Counters.
     pub stats: RunStats,
     /// A direct call's own result (content, media, structured content), untouched. Boxed:
@@ -212,11 +218,11 @@ mod tests {
             id: "ptc-7".into(),
             kind: OutcomeKind::Completed,
             text: "hello".into(),
-            value: Some(json!("hello")),
+            value: Some(Box::new(json!("hello"))),
             error: None,
             direct: Some("Read".into()),
             calls: vec![record],
-            notes: vec!["n".into()],
+            notes: Box::new(["n".into()]),
             stats: RunStats {
                 fuel_used: 3,
                 tool_calls: 1,
@@ -241,5 +247,13 @@ mod tests {
         assert_eq!(object["outcome"], "completed");
         let back: Outcome = serde_json::from_value(object).unwrap();
         assert_eq!(back, outcome);
+    }
+
+    #[test]
+    fn an_outcome_keeps_a_spawned_runs_task_small() {
+        // A tokio task cell is 104 bytes plus the larger of the future and its output,
+        // rounded to 128: above 152 bytes an `Outcome` makes every spawned run's task 384
+        // bytes instead of 256.
+        assert!(std::mem::size_of::<Outcome>() <= 152);
     }
 }

@@ -151,7 +151,7 @@ mod tests {
             direct: None,
             direct_result: None,
             calls: Vec::new(),
-            notes: Vec::new(),
+            notes: Box::default(),
             stats: RunStats::default(),
         }
     }
@@ -159,7 +159,7 @@ mod tests {
     #[test]
     fn anthropic_blocks_mark_errors_and_carry_direct_images() {
         let mut done = outcome(OutcomeKind::Completed, "(1 2)");
-        done.notes.push("hook said hi".into());
+        done.notes = Box::new(["hook said hi".into()]);
         let block = anthropic_tool_result(&done, "toolu_1");
         assert_eq!(block["is_error"], false);
         assert_eq!(block["tool_use_id"], "toolu_1");

@@ -3,8 +3,8 @@
 //! A tool is registered with a [`ToolContract`] (name, description, JSON Schema of its
 //! arguments, standalone-only flag, optional one-line summary) and a [`ToolHandler`]. A
 //! handler receives a [`ToolRequestCtx`] — its own request id `ENVELOPE/N`, the parent
-//! envelope id, the source `ptc`, the validated JSON arguments and a cancellation handle —
-//! and answers with a [`ToolResult`] shaped like MCP's `CallToolResult`.
+//! envelope id, the source `ptc`, the validated JSON arguments and the call's cancellation
+//! token, made when the handler first asks for it ([`ToolRequestCtx::cancel`]) — and answers with a [`ToolResult`] shaped like MCP's `CallToolResult`.
 //!
 //! Invariants:
 //! - Every registered name is a legal guest operator (§14.1) and unique in the registry.
@@ -12,7 +12,7 @@
 //!   schema is the host's error at startup, never the guest's at run time; its argument
 //!   contract ([`crate::contract`]) is summarised once, there too.
 
-use crate::cancel::CancelToken;
+use crate::cancel::{CallCancel, CancelToken};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
@@ -235,14 +235,46 @@ pub struct ToolRequestCtx {
     pub tool: Arc<str>,
     /// The validated argument object (shared with the call's request and audit record).
     pub arguments: Arc<serde_json::Value>,
-    /// Fires when the run is cancelled, denied or timed out; a long handler should stop.
-    pub cancel: CancelToken,
+    /// The call's cancellation; its token is made when first asked for
+    /// ([`ToolRequestCtx::cancel`]).
+    pub(crate) cancel: CallCancel,
     /// The run's host data ([`crate::RunOptions::data`]); read it with
     /// [`ToolRequestCtx::data`].
     pub run_data: crate::RunData,
 }
 
 impl ToolRequestCtx {
+    /// A request for calling a handler (or a policy) outside a run — a host's own loop, a
+    /// handler's tests: no run data, and a token nobody but this context's clones
+    /// cancels.
+    #[must_use]
+    pub fn new(
+        id: impl Into<Arc<str>>,
+        parent_id: impl Into<Arc<str>>,
+        tool: impl Into<Arc<str>>,
+        arguments: Arc<serde_json::Value>,
+    ) -> Self {
+        ToolRequestCtx {
+            id: id.into(),
+            parent_id: parent_id.into(),
+            source: "ptc",
+            tool: tool.into(),
+            arguments,
+            cancel: CallCancel::default(),
+            run_data: crate::RunData::default(),
+        }
+    }
+
+    /// The call's cancellation token: it fires when the call is cancelled, denied or timed
+    /// out, or its run is interrupted or passes its deadline; a long handler should stop.
+    /// Made on the first ask (a handler that never asks costs its call no token); asked
+    /// after the call was cancelled, it is already cancelled. Every clone of this context
+    /// sees the same token.
+    #[must_use]
+    pub fn cancel(&self) -> &CancelToken {
+        self.cancel.token()
+    }
+
     /// The run's host value of type `T` ([`crate::RunOptions::data`]), if the host gave one.
     #[must_use]
     pub fn data<T: std::any::Any + Send + Sync>(&self) -> Option<&T> {

@@ -202,7 +202,7 @@ async fn batch_results_join_in_source_order_under_shuffled_completion() {
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Completed);
     assert_eq!(outcome.text, "(\"a\" \"b\" \"c\")");
-    assert_eq!(outcome.value, Some(json!(["a", "b", "c"])));
+    assert_eq!(outcome.value, Some(Box::new(json!(["a", "b", "c"]))));
     let ids: Vec<_> = outcome.calls.iter().map(|c| &*c.id).collect();
     assert_eq!(ids, ["env/1", "env/2", "env/3"]);
     assert!(
@@ -212,7 +212,7 @@ async fn batch_results_join_in_source_order_under_shuffled_completion() {
             .all(|c| c.batch == Some(1) && c.status == Status::Success)
     );
     assert_eq!(
-        outcome.notes,
+        *outcome.notes,
         ["note from env/2", "note from env/3", "note from env/1"]
     );
     assert_eq!(outcome.stats.tool_calls, 3);
@@ -490,7 +490,7 @@ async fn scripts_compile_and_the_raw_tool_call_shape_is_checked() {
         )
         .await;
     assert_eq!(outcome.text, "(\"a\" 2)");
-    assert_eq!(outcome.value, Some(json!(["a", 2])));
+    assert_eq!(outcome.value, Some(Box::new(json!(["a", 2]))));
     assert_eq!(outcome.direct, None);
     for (arguments, message) in [
         (
@@ -658,7 +658,7 @@ async fn composed_text_is_capped_and_direct_results_are_not() {
     let kept = ptc_runtime::MAX_RESULT_CHARS - notice.chars().count() - 2;
     assert_eq!(outcome.text, format!("(\"{}{notice}", "w".repeat(kept)));
     // The host's JSON value is never cut.
-    assert_eq!(outcome.value, Some(json!(["w".repeat(40_000)])));
+    assert_eq!(outcome.value, Some(Box::new(json!(["w".repeat(40_000)]))));
     // A direct call keeps the tool's own result (§12.7).
     let outcome = runner.run("(Huge)", opts("d")).await;
     assert_eq!(outcome.kind, OutcomeKind::Completed);
@@ -676,7 +676,7 @@ async fn notes_survive_discarded_values_and_follow_the_text() {
         )
         .await;
     assert_eq!(outcome.text, "7");
-    assert_eq!(outcome.notes, ["note from n/1", "note from n/2"]);
+    assert_eq!(*outcome.notes, ["note from n/1", "note from n/2"]);
     assert_eq!(
         outcome.text_with_notes(),
         "7\n\nNotes:\n- note from n/1\n- note from n/2"

@@ -28,7 +28,7 @@ fn a_handler_that_selects_on_its_token_sees_the_hosts_cancel() {
                 let flag = Arc::clone(&flag);
                 async move {
                     tokio::select! {
-                        () = request.cancel.cancelled() => {
+                        () = request.cancel().cancelled() => {
                             flag.store(true, Ordering::SeqCst);
                             ToolResult::error("stopped")
                         }

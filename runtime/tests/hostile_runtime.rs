@@ -110,7 +110,7 @@ fn registry(probes: &Arc<Probes>) -> Arc<Registry> {
         registry
             .register(contract(name, json!({})), move |request: ToolRequestCtx| {
                 p.dispatched.fetch_add(1, Ordering::SeqCst);
-                p.tokens.lock().unwrap().push(request.cancel.clone());
+                p.tokens.lock().unwrap().push(request.cancel().clone());
                 let mut guard = DropGuard {
                     probes: p.clone(),
                     finished: false,
@@ -454,7 +454,7 @@ async fn results_join_by_position_over_many_shuffled_replays() {
             assert_eq!(outcome.text, expected);
             // Notes arrive in completion order.
             assert_eq!(outcome.notes.len(), CALLS);
-            if outcome.notes != values {
+            if *outcome.notes != *values {
                 shuffled += 1;
             }
         }

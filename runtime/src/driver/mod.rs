@@ -16,11 +16,14 @@
 //!   worker to steal the run, after every call.
 //! - A run's state (the envelope, its calls) is one allocation, plus one for what only some
 //!   runs have (a host token, a progress sink, a permission round's policy, a journal
-//!   guard); the future is small. A lone call is polled in place; a batch of up to eight calls in
+//!   guard, host data); the future is small. A lone call is polled in place; a batch of up to eight calls in
 //!   flight shares one vector; only a larger one uses a `FuturesUnordered`. Each call's
-//!   token lives with its future.
-//! - Every call still held when the run settles has its cancellation token cancelled, and
-//!   the driver waits for a handler at most [`crate::dispatch::CANCEL_GRACE`] after that.
+//!   cancellation lives with its future; its token is made only when the handler asks for
+//!   it, a handler on the blocking pool is watched, or the call is cancelled
+//!   ([`crate::cancel`]).
+//! - Every call still held when the run settles is cancelled (its token, made then if
+//!   nobody asked for it, fires), and the driver waits for a handler at most
+//!   [`crate::dispatch::CANCEL_GRACE`] after that.
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
 //!
 //! Split by seam: this module holds the [`Runner`] and the drive loop; `options` the
@@ -32,7 +35,7 @@ mod options;
 
 pub use options::{InputsError, RunOptions, fresh_id};
 
-use crate::cancel::CancelToken;
+use crate::cancel::{CallCancel, CancelToken};
 use crate::context::{RunData, ToolFilter};
 use crate::dispatch::{self, ChildEnd, Isolation};
 use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
@@ -335,31 +338,35 @@ impl Runner {
             ..
         } = options;
         let cancel = cancel.into_inner();
-        // A run under the runner's `AllowAll`, with no token, sink or journal (the usual
-        // one) boxes none of these.
+        // A run under the runner's `AllowAll`, with no token, sink, journal or data (the
+        // usual one) boxes none of these.
         let asks = !(self.allows_all && policy.is_none());
-        let rare =
-            (asks || cancel.is_some() || progress.is_some() || self.journal.is_some()).then(|| {
-                Box::new(Rare {
-                    cancel,
-                    cancelled: None,
-                    progress,
-                    policy: match policy {
-                        Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
-                        None => self.policy.clone(),
-                    },
-                    journal: JournalGuard {
-                        store: self.journal.clone(),
-                        running: None,
-                    },
-                })
-            });
+        let rare = (asks
+            || cancel.is_some()
+            || progress.is_some()
+            || self.journal.is_some()
+            || !data.is_empty())
+        .then(|| {
+            Box::new(Rare {
+                cancel,
+                cancelled: None,
+                progress,
+                data,
+                policy: match policy {
+                    Some(run) => Arc::new(crate::policy::Both(self.policy.clone(), run)) as _,
+                    None => self.policy.clone(),
+                },
+                journal: JournalGuard {
+                    store: self.journal.clone(),
+                    running: None,
+                },
+            })
+        });
         let mut state = Box::new(RunState {
             envelope,
             calls: Calls {
                 asking: None,
                 running: InFlight::Idle,
-                data,
             },
             timer: None,
             rare,
@@ -430,7 +437,7 @@ impl Runner {
             Event::Cancel(ids) => calls.cancel(envelope, &ids),
             Event::Permission(requests) => {
                 for request in requests {
-                    let ctx = calls.ask(&request);
+                    let ctx = calls.ask(&request, run_data(rare));
                     // Only a run with a permission round is asked (`Rare::policy`).
                     let policy = rare.map_or(&self.policy, |rare| &rare.policy);
                     let mut decision = dispatch::check_policy(policy, &ctx);
@@ -460,7 +467,7 @@ impl Runner {
                         continue;
                     };
                     let handler = &tool.handler;
-                    let ctx = calls.dispatching(request);
+                    let ctx = calls.dispatching(request, run_data(rare));
                     let cancel = ctx.cancel.clone();
                     let future = dispatch::launch(handler, ctx, self.isolation);
                     calls.running.push(Launched {
@@ -519,6 +526,8 @@ struct Rare {
     /// for the run's later waits.
     cancelled: Option<Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
     progress: Option<Arc<dyn ProgressSink>>,
+    /// The host's data for every handler and policy of the run.
+    data: RunData,
     /// The policy of a run with a permission round (the runner's, and the run's own).
     policy: Arc<dyn PermissionPolicy>,
     journal: JournalGuard,
@@ -602,10 +611,10 @@ impl RunState {
     }
 }
 
-/// A dispatched call: its index in the envelope, its token and the handler's future.
+/// A dispatched call: its index in the envelope, its cancellation and the handler's future.
 struct Launched {
     call: usize,
-    cancel: CancelToken,
+    cancel: CallCancel,
     future: dispatch::Running,
 }
 
@@ -621,19 +630,17 @@ impl Future for Launched {
 
 /// The permission round of one run: the calls being decided.
 struct Asking {
-    /// Calls whose permission is being decided, with their tokens.
-    asked: Vec<(Arc<str>, CancelToken)>,
+    /// Calls whose permission is being decided, with their cancellations.
+    asked: Vec<(Arc<str>, CallCancel)>,
     deciding: InFlight<BoxFuture<(Arc<str>, Decision)>>,
 }
 
 /// The calls the driver holds for one run.
 struct Calls {
-    /// Calls whose permission is being decided, with their tokens.
     /// The permission round's part, made by the first ask (a run under `AllowAll` has
     /// none).
     asking: Option<Box<Asking>>,
     running: InFlight<Launched>,
-    data: RunData,
 }
 
 impl Calls {
@@ -647,9 +654,10 @@ impl Calls {
         })
     }
 
-    /// The policy's view of `request`, with the call's token (kept for its dispatch).
-    fn ask(&mut self, request: &CallRequest) -> ToolRequestCtx {
-        let cancel = CancelToken::new();
+    /// The policy's view of `request`, with the call's cancellation (kept for its
+    /// dispatch).
+    fn ask(&mut self, request: &CallRequest, run_data: RunData) -> ToolRequestCtx {
+        let cancel = CallCancel::default();
         self.asking()
             .asked
             .push((request.id.clone(), cancel.clone()));
@@ -660,13 +668,13 @@ impl Calls {
             tool: request.tool.clone(),
             arguments: request.arguments.clone(),
             cancel,
-            run_data: self.data.clone(),
+            run_data,
         }
     }
 
-    /// The handler's view of `request`, taking it whole; the call's token is the one its
-    /// policy saw, if it was asked.
-    fn dispatching(&mut self, request: CallRequest) -> ToolRequestCtx {
+    /// The handler's view of `request`, taking it whole; the call's cancellation is the one
+    /// its policy saw, if it was asked.
+    fn dispatching(&mut self, request: CallRequest, run_data: RunData) -> ToolRequestCtx {
         let asked = self.asking.as_mut().and_then(|asking| {
             let index = asking.asked.iter().position(|(id, _)| *id == request.id)?;
             Some(asking.asked.swap_remove(index).1)
@@ -679,7 +687,7 @@ impl Calls {
             tool: request.tool,
             arguments: request.arguments,
             cancel,
-            run_data: self.data.clone(),
+            run_data,
         }
     }
 
@@ -720,6 +728,11 @@ impl Drop for Calls {
     fn drop(&mut self) {
         self.cancel_all();
     }
+}
+
+/// The run's host data, for a call's context (none unless the run has a [`Rare`]).
+fn run_data(rare: Option<&Rare>) -> RunData {
+    rare.map(|rare| rare.data.clone()).unwrap_or_default()
 }
 
 /// Sends the envelope's new snapshots to the host's sink.

@@ -6,7 +6,7 @@
 //! running → ended); an answer that does not fit the current state is refused with an
 //! [`EnvelopeError`] before anything is touched.
 
-use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
+use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase, Slot};
 use crate::audit::{self, AuditRecord, Status};
 use crate::dispatch::settle_result;
 use crate::tool::ToolResult;
@@ -26,8 +26,8 @@ impl Envelope {
         let count = requests.len();
         let batch = (count > 1).then(|| {
             let number = self.next_batch;
-            self.next_batch += 1;
-            number
+            self.next_batch = self.next_batch.saturating_add(1);
+            u64::from(number)
         });
         let first = self.calls.len();
         self.reserve_calls(count);
@@ -37,11 +37,15 @@ impl Envelope {
             .collect();
         self.report(true);
         self.phase = Phase::Calls(Batch {
-            first,
-            count: u32::try_from(count).unwrap_or(u32::MAX),
+            first: u32::try_from(first).unwrap_or(u32::MAX),
             next: 0,
             done: 0,
-            results: vec![None; count],
+            slots: (0..count)
+                .map(|_| Slot {
+                    state: CallState::Queued,
+                    result: None,
+                })
+                .collect(),
             pending,
             direct,
             single,
@@ -94,7 +98,6 @@ impl Envelope {
             }
         };
         self.calls.push(record);
-        self.states.push(CallState::Queued);
         if self.options.progress {
             self.cold().tracks.push(crate::progress::Track::default());
         }
@@ -124,17 +127,18 @@ impl Envelope {
             self.phase = Phase::Calls(batch);
             return Some(Event::Dispatch(ready));
         }
-        if batch.done >= batch.count {
+        if batch.finished() {
             self.resume(batch);
             return None;
         }
         let deadline = batch
-            .calls()
-            .filter_map(|call| match self.states.get(call) {
-                Some(CallState::Running { deadline }) => *deadline,
+            .slots
+            .iter()
+            .filter_map(|slot| match slot.state {
+                CallState::Running { deadline } => deadline,
                 _ => None,
             })
-            .chain(self.deadline)
+            .chain(self.deadline())
             .min();
         self.phase = Phase::Calls(batch);
         Some(Event::Waiting { deadline })
@@ -145,12 +149,12 @@ impl Envelope {
         let Some(ms) = self.limits().tool_timeout_ms else {
             return Vec::new();
         };
-        let now = self.now;
+        let now = self.now();
         let mut expired = Vec::new();
         for position in 0..batch.count() {
-            let call = batch.first + position;
+            let call = batch.first() + position;
             let due = matches!(
-                self.states.get(call),
+                batch.state(call),
                 Some(CallState::Running { deadline: Some(d) }) if now >= *d
             );
             if !due {
@@ -170,10 +174,10 @@ impl Envelope {
     fn launch(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
         let parallelism = usize::try_from(self.limits().parallelism.max(1)).unwrap_or(1);
         let mut asks = Vec::new();
-        while batch.next < batch.count && self.active(batch) < parallelism {
+        while batch.next() < batch.count() && Self::active(batch) < parallelism {
             let position = batch.next();
             batch.next += 1;
-            let call = batch.first + position;
+            let call = batch.first() + position;
             // The request stays pending for its dispatch; only an ask copies it.
             match batch.pending.get(position).and_then(Option::as_ref) {
                 Some(Err(message)) => {
@@ -184,12 +188,12 @@ impl Envelope {
                     let ask = self.options.ask_permission.then(|| request.clone());
                     self.set(call, Status::Running, None);
                     if let Some(request) = ask {
-                        self.set_state(call, CallState::Asking);
+                        batch.set_state(call, CallState::Asking);
                         self.set_waiting(call, true);
-                        self.unreported = true;
+                        self.flags |= super::UNREPORTED;
                         asks.push(request);
                     } else {
-                        self.set_state(call, CallState::Allowed);
+                        batch.set_state(call, CallState::Allowed);
                         self.report(true);
                     }
                 }
@@ -200,13 +204,14 @@ impl Envelope {
     }
 
     /// Calls of `batch` holding a slot: asking, allowed or running.
-    fn active(&self, batch: &Batch) -> usize {
+    fn active(batch: &Batch) -> usize {
         batch
-            .calls()
-            .filter(|&call| {
+            .slots
+            .iter()
+            .filter(|slot| {
                 matches!(
-                    self.states.get(call),
-                    Some(CallState::Asking | CallState::Allowed | CallState::Running { .. })
+                    slot.state,
+                    CallState::Asking | CallState::Allowed | CallState::Running { .. }
                 )
             })
             .count()
@@ -217,22 +222,22 @@ impl Envelope {
         let deadline = self
             .limits()
             .tool_timeout_ms
-            .and_then(|ms| self.now.checked_add(Duration::from_millis(ms)));
+            .and_then(|ms| self.now().checked_add(Duration::from_millis(ms)));
         let mut ready = Vec::new();
         for position in 0..batch.next() {
-            let call = batch.first + position;
-            if self.states.get(call) != Some(&CallState::Allowed) {
+            let call = batch.first() + position;
+            if batch.state(call) != Some(&CallState::Allowed) {
                 continue;
             }
             if let Some(Some(Ok(mut request))) = batch.pending.get_mut(position).map(Option::take) {
                 request.deadline = deadline;
-                self.set_state(call, CallState::Running { deadline });
+                batch.set_state(call, CallState::Running { deadline });
                 ready.push(request);
             }
         }
         // Every request handed over: a suspended run keeps no empty slots.
-        if batch.next >= batch.count && batch.pending.iter().all(Option::is_none) {
-            batch.pending = Vec::new();
+        if batch.next() >= batch.count() && batch.pending.iter().all(Option::is_none) {
+            batch.pending = Box::default();
         }
         ready
     }
@@ -247,7 +252,6 @@ impl Envelope {
         }
         let more = count.max(len);
         self.calls.reserve_exact(more);
-        self.states.reserve_exact(more);
         if self.options.progress {
             self.cold().tracks.reserve_exact(more);
         }
@@ -256,9 +260,9 @@ impl Envelope {
     /// Every member ended: resumes the machine, or settles a direct call.
     fn resume(&mut self, batch: Batch) {
         let values: Vec<Value> = batch
-            .results
+            .slots
             .into_iter()
-            .map(Option::unwrap_or_default)
+            .map(|slot| slot.result.unwrap_or_default())
             .collect();
         if batch.direct {
             let value = values.into_iter().next().unwrap_or_default();
@@ -278,27 +282,21 @@ impl Envelope {
 
     /// Ends `position` of `batch` as a failure whose guest value is `(:error MESSAGE)`.
     fn end_with_error(&mut self, batch: &mut Batch, position: usize, message: String) {
-        let call = batch.first + position;
+        let call = batch.first() + position;
         self.set(call, Status::Error, Some(message.clone()));
         if let Some(machine) = self.machine.as_mut()
-            && let Some(slot) = batch.results.get_mut(position)
+            && let Some(slot) = batch.slots.get_mut(position)
         {
-            *slot = Some(machine.error_value(&message));
+            slot.result = Some(machine.error_value(&message));
         }
         self.end(batch, call);
     }
 
     fn end(&mut self, batch: &mut Batch, call: usize) {
-        self.set_state(call, CallState::Ended);
+        batch.set_state(call, CallState::Ended);
         self.set_waiting(call, false);
         batch.done += 1;
         self.report(true);
-    }
-
-    fn set_state(&mut self, call: usize, state: CallState) {
-        if let Some(slot) = self.states.get_mut(call) {
-            *slot = state;
-        }
     }
 
     fn tool_of(&self, call: usize) -> String {
@@ -361,7 +359,7 @@ impl Envelope {
         what: &'static str,
         fits: fn(&CallState) -> bool,
     ) -> Result<usize, EnvelopeError> {
-        let state = self.states.get(call).cloned().unwrap_or(CallState::Ended);
+        let state = self.state_of(call);
         if fits(&state) {
             return Ok(call);
         }
@@ -421,7 +419,10 @@ impl Envelope {
         })?;
         let reason = reason.into();
         let tool = self.tool_of(call);
-        let scope = self.take_batch().map_or("script", |batch| batch.scope());
+        let scope = match &self.phase {
+            Phase::Calls(batch) => batch.scope(),
+            _ => "script",
+        };
         self.set(call, Status::Denied, Some(reason.clone()));
         self.set_state(call, CallState::Ended);
         self.set_waiting(call, false);
@@ -441,17 +442,21 @@ impl Envelope {
     /// those the host holds (asking, allowed or running).
     pub(super) fn abandon(&mut self, why: &str) {
         let mut held = Vec::new();
-        for (call, state) in self.states.iter_mut().enumerate() {
-            let Some(record) = self.calls.get_mut(call) else {
-                continue;
-            };
-            if matches!(
-                state,
-                CallState::Asking | CallState::Allowed | CallState::Running { .. }
-            ) {
-                held.push(record.id.to_string());
+        // Only the suspension being serviced has calls that are not ended.
+        if let Phase::Calls(batch) = &mut self.phase {
+            let first = batch.first();
+            for (position, slot) in batch.slots.iter_mut().enumerate() {
+                let held_now = matches!(
+                    slot.state,
+                    CallState::Asking | CallState::Allowed | CallState::Running { .. }
+                );
+                if held_now && let Some(record) = self.calls.get(first + position) {
+                    held.push(record.id.to_string());
+                }
+                slot.state = CallState::Ended;
             }
-            *state = CallState::Ended;
+        }
+        for record in &mut self.calls {
             if !record.status.is_terminal() {
                 record.status = Status::Cancelled;
                 record.preview = Some(why.to_owned());
@@ -493,19 +498,19 @@ impl Envelope {
         let Some(mut batch) = self.take_batch() else {
             return Err(self.unknown(call));
         };
-        let position = call - batch.first;
+        let position = call - batch.first();
         if let Some(machine) = self.machine.as_mut() {
             let settled = settle_result(machine, &result, &self.limits);
             if let Some(record) = self.calls.get_mut(call) {
-                record.media = result.media();
-                record.notes.clone_from(&result.notes);
+                record.media = result.media().into_boxed_slice();
+                record.notes = result.notes.as_slice().into();
             }
             if !result.notes.is_empty() {
                 self.cold().notes.extend(result.notes.iter().cloned());
             }
             self.set(call, settled.status, settled.preview);
-            if let Some(slot) = batch.results.get_mut(position) {
-                *slot = Some(settled.value);
+            if let Some(slot) = batch.slots.get_mut(position) {
+                slot.result = Some(settled.value);
             }
         }
         if batch.direct {
@@ -546,7 +551,7 @@ impl Envelope {
             Failure::TimedOut { ms } => format!("Error: {tool} timed out after {ms} ms"),
             Failure::Host(message) => format!("Error: {tool} failed: {message}"),
         };
-        let position = call - batch.first;
+        let position = call - batch.first();
         self.end_with_error(&mut batch, position, message);
         self.phase = Phase::Calls(batch);
         Ok(())
@@ -565,13 +570,17 @@ impl Envelope {
     /// any answer arriving: a per-call timeout or the envelope's deadline.
     #[must_use]
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.states
+        let slots = match &self.phase {
+            Phase::Calls(batch) => &*batch.slots,
+            _ => &[],
+        };
+        slots
             .iter()
-            .filter_map(|state| match state {
-                CallState::Running { deadline } => *deadline,
+            .filter_map(|slot| match slot.state {
+                CallState::Running { deadline } => deadline,
                 _ => None,
             })
-            .chain(self.deadline)
+            .chain(self.deadline())
             .min()
     }
 }

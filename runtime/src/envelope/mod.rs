@@ -132,30 +132,40 @@ impl CallState {
 
 /// The suspension being serviced: one call or one batch.
 ///
-/// The positions are `u32` (a batch is far smaller than 2^32 requests) so that a suspended
-/// run's phase is 72 bytes rather than 104.
+/// Only its calls can be anything but ended (a suspension resumes when every member has
+/// ended, and the next one starts after), so their states live here, beside their results,
+/// and every call before `first` is ended. Positions are `u32` (a run makes far fewer than
+/// 2^32 calls) and the lists boxed slices (made whole, never grown) so that a suspended
+/// run's phase is small.
 #[derive(Debug)]
 struct Batch {
     /// Index of its first call in `Envelope::calls`.
-    first: usize,
-    count: u32,
+    first: u32,
     /// Next position to launch.
     next: u32,
     /// Members ended.
     done: u32,
-    results: Vec<Option<Value>>,
+    /// By position: the call's state and, once it ended, its guest value.
+    slots: Box<[Slot]>,
     /// Requests not yet launched; `Err` holds a refusal message.
-    pending: Vec<Option<Result<CallRequest, String>>>,
+    pending: Box<[Option<Result<CallRequest, String>>]>,
     /// Whether this is the script's provably direct call.
     direct: bool,
     /// A single call (`Step::Tool`), resumed with `resume_tool`.
     single: bool,
 }
 
+/// One call of the suspension being serviced.
+#[derive(Debug)]
+struct Slot {
+    state: CallState,
+    result: Option<Value>,
+}
+
 impl Batch {
     /// Its number of calls.
     fn count(&self) -> usize {
-        self.count as usize
+        self.slots.len()
     }
 
     /// The next position to launch.
@@ -163,14 +173,35 @@ impl Batch {
         self.next as usize
     }
 
-    /// The indices in `Envelope::calls` of its calls.
-    fn calls(&self) -> std::ops::Range<usize> {
-        self.first..self.first + self.count()
+    /// Whether every member has ended.
+    fn finished(&self) -> bool {
+        self.done as usize >= self.count()
+    }
+
+    /// The index in `Envelope::calls` of its first call.
+    fn first(&self) -> usize {
+        self.first as usize
+    }
+
+    /// The state of call `call` (an index in `Envelope::calls`), if it is a member.
+    fn state(&self, call: usize) -> Option<&CallState> {
+        let position = call.checked_sub(self.first())?;
+        self.slots.get(position).map(|slot| &slot.state)
+    }
+
+    /// Sets the state of call `call`, if it is a member.
+    fn set_state(&mut self, call: usize, state: CallState) {
+        if let Some(slot) = call
+            .checked_sub(self.first())
+            .and_then(|position| self.slots.get_mut(position))
+        {
+            slot.state = state;
+        }
     }
 
     /// `script` or `batch` (several calls), for the denial message.
     fn scope(&self) -> &'static str {
-        if self.count > 1 { "batch" } else { "script" }
+        if self.count() > 1 { "batch" } else { "script" }
     }
 }
 
@@ -221,22 +252,31 @@ pub struct Envelope {
     options: EnvelopeOptions,
     machine: Option<Machine>,
     phase: Phase,
-    direct: Option<String>,
+    /// The tool of the script's provably direct call, until a call shows otherwise.
+    direct: Option<Arc<str>>,
     /// See [`Cold`].
     cold: Option<Box<Cold>>,
     calls: Vec<AuditRecord>,
-    states: Vec<CallState>,
-    next_batch: u64,
+    /// The next `parallel` batch's number (u32: a run makes far fewer batches than its
+    /// calls budget allows, and the envelope stays small).
+    next_batch: u32,
     started: Instant,
-    /// A refused envelope whose elapsed time the first poll sets.
-    refused_untimed: bool,
-    now: Instant,
-    deadline: Option<Instant>,
-    /// A change not yet in a snapshot (a permission ask).
-    unreported: bool,
-    /// See [`Envelope::hand_over_outcome`].
-    hand_over: bool,
+    /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`]: bits, so that the envelope's
+    /// small fields share one word.
+    flags: u8,
+    /// The caller's latest time, in nanoseconds since `started` ([`Envelope::now`]).
+    elapsed_ns: u64,
+    /// The wall-clock bound, in nanoseconds since `started` (at most `u64::MAX - 1`);
+    /// `u64::MAX` when there is none (no `seconds`, or a refused envelope).
+    deadline_ns: u64,
 }
+
+/// A refused envelope whose elapsed time the first poll sets.
+const REFUSED_UNTIMED: u8 = 1;
+/// A change not yet in a snapshot (a permission ask).
+const UNREPORTED: u8 = 2;
+/// See [`Envelope::hand_over_outcome`].
+const HAND_OVER: u8 = 4;
 
 const fn assert_send<T: Send>() {}
 const _: () = assert_send::<Envelope>();
@@ -258,9 +298,9 @@ impl Envelope {
             id,
             options,
         } = config;
-        let deadline = limits
-            .seconds
-            .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
+        let deadline_ns = deadline_after(&limits, now).map_or(u64::MAX, |deadline| {
+            nanos_since(now, deadline).min(u64::MAX - 1)
+        });
         let phase = if options.journal {
             Phase::StartRecord
         } else {
@@ -280,17 +320,14 @@ impl Envelope {
             limits,
             options,
             phase,
-            direct,
+            direct: direct.map(Arc::from),
             cold,
             calls: Vec::new(),
-            states: Vec::new(),
             next_batch: 1,
             started: now,
-            refused_untimed: false,
-            now,
-            deadline,
-            unreported: false,
-            hand_over: false,
+            flags: 0,
+            elapsed_ns: 0,
+            deadline_ns,
         }
     }
 
@@ -392,14 +429,11 @@ impl Envelope {
             direct: None,
             cold: None,
             calls: Vec::new(),
-            states: Vec::new(),
             next_batch: 1,
             started: now,
-            refused_untimed: true,
-            now,
-            deadline: None,
-            unreported: false,
-            hand_over: false,
+            flags: REFUSED_UNTIMED,
+            elapsed_ns: 0,
+            deadline_ns: u64::MAX,
         }
     }
 
@@ -443,13 +477,16 @@ impl Envelope {
     /// Makes the first [`Event::Settled`] move the outcome out instead of copying it, for a
     /// driver that polls no more after it: later polls settle with a placeholder.
     pub(crate) fn hand_over_outcome(&mut self) {
-        self.hand_over = true;
+        self.flags |= HAND_OVER;
     }
 
     /// The envelope's wall-clock deadline (`seconds` after start), if any.
     #[must_use]
     pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
+        if self.deadline_ns == u64::MAX {
+            return None;
+        }
+        deadline_after(&self.limits, self.started)
     }
 
     /// The snapshot of the calls right now (whether or not progress is kept).
@@ -463,9 +500,10 @@ impl Envelope {
         } else {
             // Without progress kept, no timings were stamped: a call awaits its permission
             // exactly while its state is `Asking`.
-            self.states
-                .iter()
-                .map(|state| progress::Track::waiting(matches!(state, CallState::Asking)))
+            (0..self.calls.len())
+                .map(|call| {
+                    progress::Track::waiting(matches!(self.state_of(call), CallState::Asking))
+                })
                 .collect()
         };
         progress::stamp(&mut tracks, &self.calls, self.elapsed_ms());
@@ -481,15 +519,22 @@ impl Envelope {
     /// Tells the envelope the caller's monotonic time without polling, so that the
     /// progress timings of an answer fed next are exact ([`Envelope::poll`] does the same).
     pub fn advance(&mut self, now: Instant) {
-        if now > self.now {
-            self.now = now;
+        let elapsed = nanos_since(self.started, now);
+        if elapsed > self.elapsed_ns {
+            self.elapsed_ns = elapsed;
         }
+    }
+
+    /// The caller's latest time (the latest `now` given to [`Envelope::poll`] or
+    /// [`Envelope::advance`], never before the start).
+    fn now(&self) -> Instant {
+        let elapsed = Duration::from_nanos(self.elapsed_ns);
+        self.started.checked_add(elapsed).unwrap_or(self.started)
     }
 
     /// Milliseconds since the envelope started, by the caller's clock.
     fn elapsed_ms(&self) -> u64 {
-        u64::try_from(self.now.saturating_duration_since(self.started).as_millis())
-            .unwrap_or(u64::MAX)
+        self.elapsed_ns / 1_000_000
     }
 
     /// The snapshots taken since the last call, oldest first (with
@@ -504,6 +549,21 @@ impl Envelope {
     /// The run's budgets (shared with the machine, not copied).
     pub(crate) fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// Where call `call` stands: its state in the suspension being serviced, else ended.
+    fn state_of(&self, call: usize) -> CallState {
+        match &self.phase {
+            Phase::Calls(batch) => batch.state(call).cloned().unwrap_or(CallState::Ended),
+            _ => CallState::Ended,
+        }
+    }
+
+    /// Sets the state of call `call` of the suspension being serviced (in the phase).
+    fn set_state(&mut self, call: usize, state: CallState) {
+        if let Phase::Calls(batch) = &mut self.phase {
+            batch.set_state(call, state);
+        }
     }
 
     /// [`Cold`], made on first use.
@@ -527,21 +587,19 @@ impl Envelope {
         if let Some(event) = self.queued() {
             return event;
         }
-        if self.unreported {
+        if self.flags & UNREPORTED != 0 {
             self.report(true);
         }
         loop {
             let phase = std::mem::replace(&mut self.phase, Phase::Ready(None));
             match phase {
                 Phase::Settled(mut outcome) => {
-                    if std::mem::take(&mut self.refused_untimed) {
+                    if self.flags & REFUSED_UNTIMED != 0 {
+                        self.flags &= !REFUSED_UNTIMED;
                         // Refused at its start: the compile time, to the first poll, counts.
-                        outcome.stats.elapsed_ms = u64::try_from(
-                            self.now.saturating_duration_since(self.started).as_millis(),
-                        )
-                        .unwrap_or(u64::MAX);
+                        outcome.stats.elapsed_ms = self.elapsed_ms();
                     }
-                    if self.hand_over {
+                    if self.flags & HAND_OVER != 0 {
                         self.phase = Phase::HandedOver;
                         return Event::Settled(outcome);
                     }
@@ -638,7 +696,7 @@ impl Envelope {
     }
 
     fn past_deadline(&self) -> bool {
-        self.deadline.is_some_and(|d| self.now >= d)
+        self.deadline_ns != u64::MAX && self.elapsed_ns >= self.deadline_ns
     }
 
     /// Acknowledges the journal record of the last [`Event::Journal`]: `written`
@@ -690,13 +748,13 @@ impl Envelope {
         ) {
             return;
         }
-        self.phase = Phase::Ready(None);
+        // The batch stays in the phase: `abandon` names the calls the host holds.
         self.interrupted();
     }
 
     /// Sends the current snapshot to the kept list (with progress on).
     fn report(&mut self, live: bool) {
-        self.unreported = false;
+        self.flags &= !UNREPORTED;
         if self.options.progress {
             let now = self.elapsed_ms();
             let cold = self.cold.get_or_insert_default();
@@ -730,6 +788,19 @@ impl Envelope {
             track.waiting = waiting;
         }
     }
+}
+
+/// The wall-clock bound of an envelope started at `started` under `limits` (`seconds`).
+fn deadline_after(limits: &Limits, started: Instant) -> Option<Instant> {
+    limits
+        .seconds
+        .and_then(|s| started.checked_add(Duration::try_from_secs_f64(s).ok()?))
+}
+
+/// Nanoseconds from `start` to `then` (0 when `then` is earlier), saturated at `u64::MAX`
+/// (584 years).
+fn nanos_since(start: Instant, then: Instant) -> u64 {
+    u64::try_from(then.saturating_duration_since(start).as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

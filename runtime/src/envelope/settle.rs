@@ -15,11 +15,12 @@ use crate::errors::ErrorKind;
 use crate::journal::{JournalRecord, JournalState};
 use crate::outcome::{Outcome, OutcomeError, OutcomeKind, RunStats, cap_text};
 use ptc_vm::Value;
+use std::sync::Arc;
 
 /// The outcome of a script that never started.
 pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outcome {
     Outcome {
-        id: id.to_owned(),
+        id: id.into(),
         kind: OutcomeKind::ScriptError,
         text: cap_text(format!("Error: {message}")),
         value: None,
@@ -27,7 +28,7 @@ pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outco
         direct: None,
         direct_result: None,
         calls: Vec::new(),
-        notes: Vec::new(),
+        notes: Box::default(),
         stats: RunStats::default(),
     }
 }
@@ -79,15 +80,14 @@ impl Envelope {
         RunStats {
             fuel_used: stats.map_or(0, |s| s.fuel_used),
             tool_calls: stats.map_or(0, |s| s.tool_calls),
-            elapsed_ms: u64::try_from(self.now.saturating_duration_since(self.started).as_millis())
-                .unwrap_or(u64::MAX),
+            elapsed_ms: self.elapsed_ms(),
         }
     }
 
     /// An outcome without its audit and notes: [`Envelope::finish`] moves them in.
     fn outcome(&self, kind: OutcomeKind, text: String) -> Outcome {
         Outcome {
-            id: self.id.to_string(),
+            id: Arc::clone(&self.id),
             kind,
             text,
             value: None,
@@ -95,7 +95,7 @@ impl Envelope {
             direct: self.direct.clone(),
             direct_result: None,
             calls: Vec::new(),
-            notes: Vec::new(),
+            notes: Box::default(),
             stats: self.stats(),
         }
     }
@@ -109,7 +109,7 @@ impl Envelope {
         let json = convert::to_json(value, machine.symbols(), machine.limits()).unwrap_or_default();
         let mut outcome = self.outcome(OutcomeKind::Completed, text);
         outcome.direct = None;
-        outcome.value = Some(json);
+        outcome.value = Some(Box::new(json));
         self.conclude(outcome);
     }
 
@@ -147,10 +147,12 @@ impl Envelope {
             let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
             outcome.error = Some(Box::new(OutcomeError::new(ErrorKind::ToolError, message)));
         } else {
-            outcome.value = Some(match result.as_ref().and_then(|r| r.structured.clone()) {
-                Some(json) => json,
-                None => serde_json::Value::String(text),
-            });
+            outcome.value = Some(Box::new(
+                match result.as_ref().and_then(|r| r.structured.clone()) {
+                    Some(json) => json,
+                    None => serde_json::Value::String(text),
+                },
+            ));
         }
         outcome.direct_result = result.map(Box::new);
         self.conclude(outcome);
@@ -214,10 +216,7 @@ impl Envelope {
 
     /// Settles with `outcome`, through the settled journal record when the journal is on.
     fn conclude(&mut self, outcome: Outcome) {
-        // Whatever suspension was being serviced is over.
-        for state in &mut self.states {
-            *state = super::CallState::Ended;
-        }
+        // Whatever suspension was being serviced is over (the phase changes below).
         if self.options.journal {
             self.phase = Phase::Persisting {
                 outcome: Box::new(outcome),
@@ -236,7 +235,7 @@ impl Envelope {
         outcome.notes = self
             .cold
             .as_mut()
-            .map(|cold| std::mem::take(&mut cold.notes))
+            .map(|cold| std::mem::take(&mut cold.notes).into_boxed_slice())
             .unwrap_or_default();
         self.phase = Phase::Settled(outcome);
         if let Some(machine) = self.machine.as_mut() {

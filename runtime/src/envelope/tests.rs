@@ -409,7 +409,7 @@ fn a_direct_call_keeps_the_tools_result_and_permission_asks_can_be_off() {
         .unwrap();
     let outcome = settled(next(&mut env, now));
     assert_eq!(outcome.direct.as_deref(), Some("T"));
-    assert_eq!(outcome.value, Some(json!({"text": long})));
+    assert_eq!(outcome.value, Some(Box::new(json!({"text": long}))));
     assert!(outcome.text.len() > crate::MAX_RESULT_CHARS);
     let snapshots = env.take_progress();
     assert_eq!(

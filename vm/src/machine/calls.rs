@@ -10,7 +10,7 @@ use super::dispatch::{Flow, put};
 use super::exec::cell_index;
 use super::fuel::step_budget;
 use super::tools::closure_boundary;
-use super::{Args, Frame, Machine, internal, retain};
+use super::{Args, Frame, Machine, State, internal, retain};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::check_weight;
 use crate::limits::Limits;
@@ -303,7 +303,7 @@ impl Machine {
                 return Err(closure_boundary());
             }
             self.regs.clear();
-            self.outcome_value = value;
+            self.state = State::Done(value);
             return Ok(Flow::Finish);
         }
         *self

@@ -559,11 +559,13 @@ impl Machine {
             return self
                 .pending
                 .take()
+                .map(|step| *step)
                 .ok_or_else(|| internal("suspension without a request"));
         }
-        let value = std::mem::take(&mut self.outcome_value);
-        self.state = State::Done(value.clone());
-        Ok(Step::Done(value))
+        match &self.state {
+            State::Done(value) => Ok(Step::Done(value.clone())),
+            _ => Err(internal("a finished run without its value")),
+        }
     }
 
     /// The fast path of `RETURN` to a guest caller: pops the frame and stores the value in
@@ -656,7 +658,7 @@ pub(super) enum Flow {
     Enter,
     /// A frame was popped.
     Leave,
-    /// The run finished; the value is in `outcome_value`.
+    /// The run finished; the value is in the machine's `Done` state.
     Finish,
     /// The run suspended; the step is in `pending`.
     Suspend,

@@ -347,27 +347,28 @@ impl Machine {
                 return self.call_tool(program, tool.as_usize(), args, base + dst.as_usize(), span);
             }
             Op::BatchBegin => {
-                if self.batch.is_some() {
+                if self.batch_mut().is_some() {
                     return Err(Error::script(
                         "A parallel call argument may not call another tool",
                     ));
                 }
-                self.batch = Some(Vec::new());
+                self.pending = Some(Box::new(Step::Batch(Vec::new())));
             }
             Op::BatchPush { tool, args, argc } => {
                 let args = self.args(base, args, argc)?;
                 let span = self.current_span(program, pc);
                 let request = self.request(program, tool.as_usize(), args, span)?;
-                self.batch
-                    .as_mut()
+                self.batch_mut()
                     .ok_or_else(|| internal("batch push outside a batch"))?
                     .push(request);
             }
             Op::BatchEnd { dst } => {
-                let batch = self
-                    .batch
-                    .take()
-                    .ok_or_else(|| internal("batch end outside a batch"))?;
+                let Some(mut pending) = self.pending.take() else {
+                    return Err(internal("batch end outside a batch"));
+                };
+                let Step::Batch(batch) = &mut *pending else {
+                    return Err(internal("batch end outside a batch"));
+                };
                 if batch.is_empty() {
                     self.set(base, dst, Value::Nil)?;
                     return Ok(Flow::Next);
@@ -389,7 +390,8 @@ impl Machine {
                     dst: base + dst.as_usize(),
                     count: batch.len(),
                 };
-                self.pending = Some(Step::Batch(batch));
+                // The collected batch is the step handed back.
+                self.pending = Some(pending);
                 return Ok(Flow::Suspend);
             }
             Op::Add { dst, lhs, rhs } => {

@@ -99,15 +99,14 @@ pub struct Machine {
     slice_deadline: Option<Instant>,
     deadline: Option<Instant>,
     started: bool,
-    batch: Option<Vec<ToolRequest>>,
     metered: bool,
     /// Integers must stay below this magnitude (`2^number_bits`, saturated).
     int_bound: u64,
     regexps: RegexCache,
-    /// The step a suspending instruction hands back.
-    pending: Option<Step>,
-    /// The final value, between the returning instruction and the dispatch loop.
-    outcome_value: Value,
+    /// The step a suspending instruction hands back, boxed: a suspended machine holds none,
+    /// and inline it was 48 of a suspended run's bytes. While a `parallel` collects its
+    /// requests it is that batch ([`Machine::batch_mut`]).
+    pending: Option<Box<Step>>,
     /// Installed `condition-case` handlers, innermost last.
     handlers: Vec<Handler>,
 }
@@ -149,12 +148,10 @@ impl Machine {
             slice_deadline: None,
             deadline: None,
             started: false,
-            batch: None,
             metered: true,
             int_bound,
             regexps: RegexCache::new(),
             pending: None,
-            outcome_value: Value::Nil,
             handlers: Vec::new(),
         }
     }
@@ -200,12 +197,20 @@ impl Machine {
         }
     }
 
+    /// The `parallel` batch being collected, if any.
+    fn batch_mut(&mut self) -> Option<&mut Vec<ToolRequest>> {
+        match self.pending.as_deref_mut() {
+            Some(Step::Batch(batch)) => Some(batch),
+            _ => None,
+        }
+    }
+
     /// Drops the run's state; every later step answers kind `closed`.
     pub fn close(&mut self) {
         self.regs = Vec::new();
         self.frames = FrameStack::default();
         self.cells = Vec::new();
-        self.batch = None;
+        self.pending = None;
         self.state = State::Closed;
     }
 
@@ -305,14 +310,15 @@ impl Machine {
             };
             *symbol_slot = condition;
             *index_slot = Value::Int(i64::try_from(index).unwrap_or(i64::MAX));
-            self.batch = None;
+            // A batch being collected is abandoned.
+            self.pending = None;
             return Ok(());
         }
         Err(error)
     }
 
     fn settle_error(&mut self, error: Error) -> Step {
-        self.batch = None;
+        self.pending = None;
         self.state = State::Failed(error.clone());
         Step::Error(error)
     }

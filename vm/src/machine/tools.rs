@@ -123,7 +123,7 @@ impl Machine {
         ret: usize,
         span: crate::Span,
     ) -> Result<Flow> {
-        if self.batch.is_some() {
+        if self.batch_mut().is_some() {
             return Err(Error::script(
                 "A parallel call argument may not call another tool",
             ));
@@ -146,7 +146,7 @@ impl Machine {
         let request = self.request(program, tool, args, span)?;
         self.stats.tool_calls += 1;
         self.state = State::WaitingTool { dst: ret };
-        self.pending = Some(Step::Tool(request));
+        self.pending = Some(Box::new(Step::Tool(request)));
         Ok(Flow::Suspend)
     }
 }
