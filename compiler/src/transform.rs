@@ -221,14 +221,64 @@ pub fn expand_counted(
         span: form.span,
         interner,
     };
+    let (front, body) = items.split_at(items.len().min(2));
+    let body = body.iter().cloned();
     let expansion = match transformer {
-        Transformer::When | Transformer::Unless => build.conditional(transformer, items)?,
+        Transformer::When | Transformer::Unless => build.conditional(transformer, front, body)?,
         Transformer::Push => build.push(items)?,
-        Transformer::Dolist => build.dolist(items)?,
-        Transformer::Dotimes => build.dotimes(items)?,
+        Transformer::Dolist => build.dolist(front, body)?,
+        Transformer::Dotimes => build.dotimes(front, body)?,
         Transformer::Backquote => build.backquote(items, limits)?,
         Transformer::Sugar(name) => crate::sugar::expand(&mut build, name, items)?,
     };
+    counted(transformer, expansion, limits, form.span)
+}
+
+/// [`expand_counted`] of a form about to be replaced by its expansion: the body forms of
+/// `when`, `unless`, `dolist` and `dotimes` move into the expansion instead of being
+/// copied, each left as nil in `form`. The same expansion, count and errors (the body is
+/// moved only once the form's shape is checked).
+///
+/// # Errors
+/// As [`expand`].
+pub(crate) fn expand_counted_moving(
+    transformer: Transformer,
+    form: &mut Sexp,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(Sexp, u64), Diagnostic> {
+    let moves = matches!(
+        transformer,
+        Transformer::When | Transformer::Unless | Transformer::Dolist | Transformer::Dotimes
+    );
+    let span = form.span;
+    let SexpKind::List(items) = &mut form.kind else {
+        return expand_counted(transformer, form, limits, interner);
+    };
+    if !moves {
+        return expand_counted(transformer, form, limits, interner);
+    }
+    let split = items.len().min(2);
+    let (front, body) = items.split_at_mut(split);
+    let body = body
+        .iter_mut()
+        .map(|f| std::mem::replace(f, Sexp::new(SexpKind::Nil, f.span)));
+    let mut build = Builder { span, interner };
+    let expansion = match transformer {
+        Transformer::Dolist => build.dolist(front, body)?,
+        Transformer::Dotimes => build.dotimes(front, body)?,
+        _ => build.conditional(transformer, front, body)?,
+    };
+    counted(transformer, expansion, limits, span)
+}
+
+/// `expansion` with its node count, or E0220 when it is past [`Limits::expansion_nodes`].
+fn counted(
+    transformer: Transformer,
+    expansion: Sexp,
+    limits: &Limits,
+    span: Span,
+) -> Result<(Sexp, u64), Diagnostic> {
     let nodes = count_nodes(&expansion, limits.expansion_nodes);
     if nodes > limits.expansion_nodes {
         return Err(Diagnostic::new(
@@ -238,14 +288,14 @@ pub fn expand_counted(
                 "Expansion of {} exceeded its size limit",
                 transformer.name()
             ),
-            form.span,
+            span,
         ));
     }
     Ok((expansion, nodes))
 }
 
-/// A loop's VAR, its LIST or COUNT, its optional RESULT form and its body.
-type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]);
+/// A loop's VAR, its LIST or COUNT and its optional RESULT form.
+type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>);
 
 pub(crate) struct Builder<'a> {
     pub(crate) span: Span,
@@ -283,8 +333,15 @@ impl Builder<'_> {
         self.list(items)
     }
 
-    fn conditional(&mut self, which: Transformer, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (Some(condition), Some(body)) = (items.get(1), items.get(2..)) else {
+    /// `when`/`unless` of `front` (the operator and CONDITION, when present) and `body`
+    /// (the forms after them).
+    fn conditional(
+        &mut self,
+        which: Transformer,
+        front: &[Sexp],
+        body: impl ExactSizeIterator<Item = Sexp>,
+    ) -> Result<Sexp, Diagnostic> {
+        let [_, condition] = front else {
             let name = which.name();
             let (code, usage) = if which == Transformer::When {
                 ("E0201", "when CONDITION BODY...")
@@ -297,7 +354,7 @@ impl Builder<'_> {
                 self.span,
             ));
         };
-        let progn = self.call("progn", body.iter().cloned());
+        let progn = self.call("progn", body);
         let mut args = vec![condition.clone()];
         if which == Transformer::Unless {
             args.push(Sexp::new(SexpKind::Nil, self.span));
@@ -328,7 +385,7 @@ impl Builder<'_> {
         Ok(self.call("setq", [place.clone(), cons]))
     }
 
-    /// The `(VAR EXPR)` spec and body of a `dolist`/`dotimes`, validated.
+    /// The `(VAR EXPR)` spec of a `dolist`/`dotimes`, validated.
     fn loop_parts<'f>(
         &self,
         items: &'f [Sexp],
@@ -358,17 +415,17 @@ impl Builder<'_> {
                 variable.span,
             ));
         }
-        Ok((
-            variable,
-            expression,
-            result,
-            items.get(2..).unwrap_or_default(),
-        ))
+        Ok((variable, expression, result))
     }
 
-    fn dolist(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (variable, list, result, body) = self.loop_parts(
-            items,
+    /// `dolist` of `front` (the operator and the spec, when present) and `body`.
+    fn dolist(
+        &mut self,
+        front: &[Sexp],
+        body: impl ExactSizeIterator<Item = Sexp>,
+    ) -> Result<Sexp, Diagnostic> {
+        let (variable, list, result) = self.loop_parts(
+            front,
             "dolist",
             "dolist (VAR LIST [RESULT])",
             ("E0205", "E0206"),
@@ -377,8 +434,10 @@ impl Builder<'_> {
         let car = self.call("car", [tail.clone()]);
         let binding = self.list(vec![variable.clone(), car]);
         let bindings = self.list(vec![binding]);
-        let mut each = vec![self.sym("let"), bindings];
-        each.extend(body.iter().cloned());
+        let mut each = Vec::with_capacity(2 + body.len());
+        each.push(self.sym("let"));
+        each.push(bindings);
+        each.extend(body);
         let each = self.list(each);
         let cdr = self.call("cdr", [tail.clone()]);
         let advance = self.call("setq", [tail.clone(), cdr]);
@@ -396,9 +455,14 @@ impl Builder<'_> {
         Ok(self.call("let", forms))
     }
 
-    fn dotimes(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (variable, count, result, body) = self.loop_parts(
-            items,
+    /// `dotimes` of `front` (the operator and the spec, when present) and `body`.
+    fn dotimes(
+        &mut self,
+        front: &[Sexp],
+        body: impl ExactSizeIterator<Item = Sexp>,
+    ) -> Result<Sexp, Diagnostic> {
+        let (variable, count, result) = self.loop_parts(
+            front,
             "dotimes",
             "dotimes (VAR COUNT [RESULT])",
             ("E0207", "E0208"),
@@ -410,8 +474,10 @@ impl Builder<'_> {
         let test = self.call("<", [counter.clone(), limit.clone()]);
         let binding = self.list(vec![variable.clone(), counter.clone()]);
         let bindings = self.list(vec![binding]);
-        let mut each = vec![self.sym("let"), bindings];
-        each.extend(body.iter().cloned());
+        let mut each = Vec::with_capacity(2 + body.len());
+        each.push(self.sym("let"));
+        each.push(bindings);
+        each.extend(body);
         let each = self.list(each);
         let next = self.call("+", [counter.clone(), one]);
         let advance = self.call("setq", [counter.clone(), next]);
@@ -628,6 +694,41 @@ mod tests {
                     assert!(counted > cap, "depth {depth} cap {cap}: {counted}");
                 }
             }
+        }
+    }
+
+    /// Moving the body into the expansion gives the expansion, count and error copying it
+    /// gives, for well-formed and malformed forms alike.
+    #[test]
+    fn the_moving_expansion_is_the_copying_one() {
+        use super::{Transformer, expand_counted, expand_counted_moving};
+        use ptc_vm::{Interner, Limits};
+        let limits = Limits::default();
+        let sources = [
+            "(when (> x 1) (f x) (g \"s\" [1 2]))",
+            "(unless x)",
+            "(when)",
+            "(unless)",
+            "(dolist (x xs) (print x) (setq n (+ n 1)))",
+            "(dolist (x xs n))",
+            "(dolist (x) (f))",
+            "(dolist (:k xs) (f))",
+            "(dolist)",
+            "(dotimes (i 3) (push i acc))",
+            "(dotimes (i n i) (f i) (g))",
+            "(dotimes (1 n) (f))",
+            "(push 1 xs)",
+            "(when-let ((a (f))) (g a))",
+        ];
+        for source in sources {
+            let mut interner = Interner::new();
+            let forms = crate::reader::read(source, &limits, &mut interner).expect("reads");
+            let mut form = forms.into_iter().next().expect("one form");
+            let transformer = Transformer::of(&form, &interner).expect("a transformer");
+            let mut copying_interner = interner.clone();
+            let copied = expand_counted(transformer, &form, &limits, &mut copying_interner);
+            let moved = expand_counted_moving(transformer, &mut form, &limits, &mut interner);
+            assert_eq!(copied, moved, "{source}");
         }
     }
 }
