@@ -383,9 +383,18 @@ impl<'a> Expansion<'a> {
                 match self.made.remove(&form_key(form)) {
                     Some(made) => made,
                     None => {
-                        moved = Some(count_nodes(form, self.budget.size));
+                        // The size budget is at least `expansion_nodes`, as the moving
+                        // expansion's count needs.
+                        let size = count_nodes(form, self.budget.size);
+                        moved = Some(size);
                         self.forget(form);
-                        transform::expand_counted_moving(transformer, form, self.limits, interner)?
+                        transform::expand_counted_moving(
+                            transformer,
+                            form,
+                            size,
+                            self.limits,
+                            interner,
+                        )?
                     }
                 }
             } else if expander.is_macro(head) {

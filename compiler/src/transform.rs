@@ -239,25 +239,28 @@ pub fn expand_counted(
 /// copied, each left as nil in `form`. The same expansion, count and errors (the body is
 /// moved only once the form's shape is checked).
 ///
+/// `size` is `form`'s [`count_nodes`] under a cap of at least [`Limits::expansion_nodes`]
+/// (the caller counted it already): these four expansions hold every node of the form
+/// but its operator and spec list, plus a fixed scaffold, so their count is `size` plus a
+/// constant ([`scaffold_nodes`]) instead of a walk of the moved body.
+///
 /// # Errors
 /// As [`expand`].
 pub(crate) fn expand_counted_moving(
     transformer: Transformer,
     form: &mut Sexp,
+    size: u64,
     limits: &Limits,
     interner: &mut Interner,
 ) -> Result<(Sexp, u64), Diagnostic> {
-    let moves = matches!(
-        transformer,
-        Transformer::When | Transformer::Unless | Transformer::Dolist | Transformer::Dotimes
-    );
     let span = form.span;
     let SexpKind::List(items) = &mut form.kind else {
         return expand_counted(transformer, form, limits, interner);
     };
-    if !moves {
+    let with_result = matches!(items.get(1).and_then(Sexp::as_list), Some([_, _, _]));
+    let Some(added) = scaffold_nodes(transformer, with_result) else {
         return expand_counted(transformer, form, limits, interner);
-    }
+    };
     let split = items.len().min(2);
     let (front, body) = items.split_at_mut(split);
     let body = body
@@ -269,7 +272,32 @@ pub(crate) fn expand_counted_moving(
         Transformer::Dotimes => build.dotimes(front, body)?,
         _ => build.conditional(transformer, front, body)?,
     };
-    counted(transformer, expansion, limits, span)
+    // Exact within the cap: `size` is exact up to a cap at least `expansion_nodes`, and
+    // past it whenever the form is, and then so is the expansion.
+    let nodes = size.saturating_add(added);
+    if nodes > limits.expansion_nodes {
+        return Err(too_big(transformer, span));
+    }
+    debug_assert_eq!(nodes, count_nodes(&expansion, limits.expansion_nodes));
+    Ok((expansion, nodes))
+}
+
+/// How many more nodes the expansion of a well-formed `when`, `unless`, `dolist` or
+/// `dotimes` form (with a RESULT form or not) has than the form: `(when C B...)` becomes
+/// `(if C (progn B...))` (+3), `(unless C B...)` `(if C nil (progn B...))` (+5); the loops
+/// add their `let`, `while`, `car`/`cdr` or counter scaffold (see the module docs).
+/// `None` for the other transformers. Checked against [`count_nodes`] by the tests and,
+/// in debug builds, at every expansion.
+fn scaffold_nodes(transformer: Transformer, with_result: bool) -> Option<u64> {
+    Some(match (transformer, with_result) {
+        (Transformer::When, _) => 3,
+        (Transformer::Unless, _) => 5,
+        (Transformer::Dolist, false) => 28,
+        (Transformer::Dolist, true) => 37,
+        (Transformer::Dotimes, false) => 37,
+        (Transformer::Dotimes, true) => 46,
+        _ => return None,
+    })
 }
 
 /// `expansion` with its node count, or E0220 when it is past [`Limits::expansion_nodes`].
@@ -281,17 +309,22 @@ fn counted(
 ) -> Result<(Sexp, u64), Diagnostic> {
     let nodes = count_nodes(&expansion, limits.expansion_nodes);
     if nodes > limits.expansion_nodes {
-        return Err(Diagnostic::new(
-            "E0220",
-            ErrorKind::Expansion,
-            format!(
-                "Expansion of {} exceeded its size limit",
-                transformer.name()
-            ),
-            span,
-        ));
+        return Err(too_big(transformer, span));
     }
     Ok((expansion, nodes))
+}
+
+/// E0220: the expansion of `transformer` at `span` is past [`Limits::expansion_nodes`].
+fn too_big(transformer: Transformer, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        "E0220",
+        ErrorKind::Expansion,
+        format!(
+            "Expansion of {} exceeded its size limit",
+            transformer.name()
+        ),
+        span,
+    )
 }
 
 /// A loop's VAR, its LIST or COUNT and its optional RESULT form.
@@ -701,7 +734,7 @@ mod tests {
     /// gives, for well-formed and malformed forms alike.
     #[test]
     fn the_moving_expansion_is_the_copying_one() {
-        use super::{Transformer, expand_counted, expand_counted_moving};
+        use super::{Transformer, count_nodes, expand_counted, expand_counted_moving};
         use ptc_vm::{Interner, Limits};
         let limits = Limits::default();
         let sources = [
@@ -727,7 +760,8 @@ mod tests {
             let transformer = Transformer::of(&form, &interner).expect("a transformer");
             let mut copying_interner = interner.clone();
             let copied = expand_counted(transformer, &form, &limits, &mut copying_interner);
-            let moved = expand_counted_moving(transformer, &mut form, &limits, &mut interner);
+            let size = count_nodes(&form, u64::MAX);
+            let moved = expand_counted_moving(transformer, &mut form, size, &limits, &mut interner);
             assert_eq!(copied, moved, "{source}");
         }
     }
