@@ -101,16 +101,15 @@ impl Sexp {
             SexpKind::Float(f) => Value::Float(*f),
             SexpKind::Str(s) => Value::string(&**s),
             SexpKind::Sym(s) => Value::Sym(*s),
-            SexpKind::List(items) => {
-                Value::list(items.iter().map(Sexp::to_value).collect::<Vec<_>>())
-            }
+            // Consed from the last element on, with no intermediate vector (the elements
+            // are independent: converting them in either order gives the same list).
+            SexpKind::List(items) => Value::list(items.iter().map(Sexp::to_value)),
             SexpKind::Vector(items) => {
                 Value::vector(items.iter().map(Sexp::to_value).collect::<Vec<_>>())
             }
-            SexpKind::Dotted(items, tail) => Value::list_with_tail(
-                items.iter().map(Sexp::to_value).collect::<Vec<_>>(),
-                tail.to_value(),
-            ),
+            SexpKind::Dotted(items, tail) => {
+                Value::list_with_tail(items.iter().map(Sexp::to_value), tail.to_value())
+            }
         }
     }
 }

@@ -275,10 +275,10 @@ impl<'a> Expansion<'a> {
         Diagnostic::new(code, ErrorKind::Expansion, message, span)
     }
 
-    /// Charges one expansion of `form` into an expansion of `produced` nodes (its
-    /// [`count_nodes`], exact within [`Limits::expansion_nodes`]) to the program budgets.
-    fn account(&mut self, form: &Sexp, produced: u64) -> Result<(), Diagnostic> {
-        let span = form.span;
+    /// Charges one expansion of a form of `replaced` nodes (its [`count_nodes`] within the
+    /// size budget) at `span` into an expansion of `produced` nodes (exact within
+    /// [`Limits::expansion_nodes`]) to the program budgets.
+    fn account(&mut self, span: Span, replaced: u64, produced: u64) -> Result<(), Diagnostic> {
         self.expansions = self.expansions.saturating_add(1);
         if self.expansions > self.budget.expansions {
             return Err(self.budget_error(
@@ -290,7 +290,6 @@ impl<'a> Expansion<'a> {
                 span,
             ));
         }
-        let replaced = count_nodes(form, self.budget.size);
         self.work = self.work.saturating_add(produced);
         if self.work > self.budget.work {
             return Err(self.budget_error(
@@ -377,10 +376,26 @@ impl<'a> Expansion<'a> {
             let Some(head) = form.head_symbol().filter(|s| !s.is_keyword()) else {
                 return Ok(());
             };
+            // A transformer expansion made here takes the form's body forms instead of
+            // copying them: the form is counted and its keys forgotten first.
+            let mut moved = None;
             let (expansion, produced) = if let Some(transformer) = Transformer::of(form, interner) {
                 match self.made.remove(&form_key(form)) {
                     Some(made) => made,
-                    None => transform::expand_counted(transformer, form, self.limits, interner)?,
+                    None => {
+                        // The size budget is at least `expansion_nodes`, as the moving
+                        // expansion's count needs.
+                        let size = count_nodes(form, self.budget.size);
+                        moved = Some(size);
+                        self.forget(form);
+                        transform::expand_counted_moving(
+                            transformer,
+                            form,
+                            size,
+                            self.limits,
+                            interner,
+                        )?
+                    }
                 }
             } else if expander.is_macro(head) {
                 let args = form.as_list().and_then(|i| i.get(1..)).unwrap_or_default();
@@ -390,8 +405,14 @@ impl<'a> Expansion<'a> {
             } else {
                 return Ok(());
             };
-            self.account(form, produced)?;
-            self.forget(form);
+            let replaced = match moved {
+                Some(replaced) => replaced,
+                None => {
+                    self.forget(form);
+                    count_nodes(form, self.budget.size)
+                }
+            };
+            self.account(form.span, replaced, produced)?;
             *form = expansion;
         }
     }

@@ -63,12 +63,22 @@ pub enum NumberText<'a> {
 /// `[+-]?[0-9]+\.?` is an integer; digits with a fraction or exponent (`1.5`, `.5`, `1e3`,
 /// `1.e3`, `1.0e+INF`, `0.0e+NaN`) are floats; anything else is a symbol (`None`).
 #[must_use]
+#[inline]
 pub fn classify_number(text: &str) -> Option<NumberText<'_>> {
-    let bytes = text.as_bytes();
-    // A number starts with a sign, a digit or a dot: most symbols are told apart here.
-    if !matches!(bytes.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'.')) {
+    // A number starts with a sign, a digit or a dot: most symbols are told apart here,
+    // where the lexer calls, without a call.
+    if !matches!(
+        text.as_bytes().first(),
+        Some(b'0'..=b'9' | b'+' | b'-' | b'.')
+    ) {
         return None;
     }
+    classify_numeric(text)
+}
+
+/// [`classify_number`] of an atom that starts like a number.
+fn classify_numeric(text: &str) -> Option<NumberText<'_>> {
+    let bytes = text.as_bytes();
     let mut position = 0;
     let negative = bytes.first() == Some(&b'-');
     if matches!(bytes.first(), Some(b'+' | b'-')) {

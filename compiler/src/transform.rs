@@ -221,31 +221,114 @@ pub fn expand_counted(
         span: form.span,
         interner,
     };
+    let (front, body) = items.split_at(items.len().min(2));
+    let body = body.iter().cloned();
     let expansion = match transformer {
-        Transformer::When | Transformer::Unless => build.conditional(transformer, items)?,
+        Transformer::When | Transformer::Unless => build.conditional(transformer, front, body)?,
         Transformer::Push => build.push(items)?,
-        Transformer::Dolist => build.dolist(items)?,
-        Transformer::Dotimes => build.dotimes(items)?,
+        Transformer::Dolist => build.dolist(front, body)?,
+        Transformer::Dotimes => build.dotimes(front, body)?,
         Transformer::Backquote => build.backquote(items, limits)?,
         Transformer::Sugar(name) => crate::sugar::expand(&mut build, name, items)?,
     };
+    counted(transformer, expansion, limits, form.span)
+}
+
+/// [`expand_counted`] of a form about to be replaced by its expansion: the body forms of
+/// `when`, `unless`, `dolist` and `dotimes` move into the expansion instead of being
+/// copied, each left as nil in `form`. The same expansion, count and errors (the body is
+/// moved only once the form's shape is checked).
+///
+/// `size` is `form`'s [`count_nodes`] under a cap of at least [`Limits::expansion_nodes`]
+/// (the caller counted it already): these four expansions hold every node of the form
+/// but its operator and spec list, plus a fixed scaffold, so their count is `size` plus a
+/// constant ([`scaffold_nodes`]) instead of a walk of the moved body.
+///
+/// # Errors
+/// As [`expand`].
+pub(crate) fn expand_counted_moving(
+    transformer: Transformer,
+    form: &mut Sexp,
+    size: u64,
+    limits: &Limits,
+    interner: &mut Interner,
+) -> Result<(Sexp, u64), Diagnostic> {
+    let span = form.span;
+    let SexpKind::List(items) = &mut form.kind else {
+        return expand_counted(transformer, form, limits, interner);
+    };
+    let with_result = matches!(items.get(1).and_then(Sexp::as_list), Some([_, _, _]));
+    let Some(added) = scaffold_nodes(transformer, with_result) else {
+        return expand_counted(transformer, form, limits, interner);
+    };
+    let split = items.len().min(2);
+    let (front, body) = items.split_at_mut(split);
+    let body = body
+        .iter_mut()
+        .map(|f| std::mem::replace(f, Sexp::new(SexpKind::Nil, f.span)));
+    let mut build = Builder { span, interner };
+    let expansion = match transformer {
+        Transformer::Dolist => build.dolist(front, body)?,
+        Transformer::Dotimes => build.dotimes(front, body)?,
+        _ => build.conditional(transformer, front, body)?,
+    };
+    // Exact within the cap: `size` is exact up to a cap at least `expansion_nodes`, and
+    // past it whenever the form is, and then so is the expansion.
+    let nodes = size.saturating_add(added);
+    if nodes > limits.expansion_nodes {
+        return Err(too_big(transformer, span));
+    }
+    debug_assert_eq!(nodes, count_nodes(&expansion, limits.expansion_nodes));
+    Ok((expansion, nodes))
+}
+
+/// How many more nodes the expansion of a well-formed `when`, `unless`, `dolist` or
+/// `dotimes` form (with a RESULT form or not) has than the form: `(when C B...)` becomes
+/// `(if C (progn B...))` (+3), `(unless C B...)` `(if C nil (progn B...))` (+5); the loops
+/// add their `let`, `while`, `car`/`cdr` or counter scaffold (see the module docs).
+/// `None` for the other transformers. Checked against [`count_nodes`] by the tests and,
+/// in debug builds, at every expansion.
+fn scaffold_nodes(transformer: Transformer, with_result: bool) -> Option<u64> {
+    Some(match (transformer, with_result) {
+        (Transformer::When, _) => 3,
+        (Transformer::Unless, _) => 5,
+        (Transformer::Dolist, false) => 28,
+        (Transformer::Dolist, true) => 37,
+        (Transformer::Dotimes, false) => 37,
+        (Transformer::Dotimes, true) => 46,
+        _ => return None,
+    })
+}
+
+/// `expansion` with its node count, or E0220 when it is past [`Limits::expansion_nodes`].
+fn counted(
+    transformer: Transformer,
+    expansion: Sexp,
+    limits: &Limits,
+    span: Span,
+) -> Result<(Sexp, u64), Diagnostic> {
     let nodes = count_nodes(&expansion, limits.expansion_nodes);
     if nodes > limits.expansion_nodes {
-        return Err(Diagnostic::new(
-            "E0220",
-            ErrorKind::Expansion,
-            format!(
-                "Expansion of {} exceeded its size limit",
-                transformer.name()
-            ),
-            form.span,
-        ));
+        return Err(too_big(transformer, span));
     }
     Ok((expansion, nodes))
 }
 
-/// A loop's VAR, its LIST or COUNT, its optional RESULT form and its body.
-type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>, &'f [Sexp]);
+/// E0220: the expansion of `transformer` at `span` is past [`Limits::expansion_nodes`].
+fn too_big(transformer: Transformer, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        "E0220",
+        ErrorKind::Expansion,
+        format!(
+            "Expansion of {} exceeded its size limit",
+            transformer.name()
+        ),
+        span,
+    )
+}
+
+/// A loop's VAR, its LIST or COUNT and its optional RESULT form.
+type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>);
 
 pub(crate) struct Builder<'a> {
     pub(crate) span: Span,
@@ -283,8 +366,15 @@ impl Builder<'_> {
         self.list(items)
     }
 
-    fn conditional(&mut self, which: Transformer, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (Some(condition), Some(body)) = (items.get(1), items.get(2..)) else {
+    /// `when`/`unless` of `front` (the operator and CONDITION, when present) and `body`
+    /// (the forms after them).
+    fn conditional(
+        &mut self,
+        which: Transformer,
+        front: &[Sexp],
+        body: impl ExactSizeIterator<Item = Sexp>,
+    ) -> Result<Sexp, Diagnostic> {
+        let [_, condition] = front else {
             let name = which.name();
             let (code, usage) = if which == Transformer::When {
                 ("E0201", "when CONDITION BODY...")
@@ -297,7 +387,7 @@ impl Builder<'_> {
                 self.span,
             ));
         };
-        let progn = self.call("progn", body.iter().cloned());
+        let progn = self.call("progn", body);
         let mut args = vec![condition.clone()];
         if which == Transformer::Unless {
             args.push(Sexp::new(SexpKind::Nil, self.span));
@@ -328,7 +418,7 @@ impl Builder<'_> {
         Ok(self.call("setq", [place.clone(), cons]))
     }
 
-    /// The `(VAR EXPR)` spec and body of a `dolist`/`dotimes`, validated.
+    /// The `(VAR EXPR)` spec of a `dolist`/`dotimes`, validated.
     fn loop_parts<'f>(
         &self,
         items: &'f [Sexp],
@@ -358,17 +448,17 @@ impl Builder<'_> {
                 variable.span,
             ));
         }
-        Ok((
-            variable,
-            expression,
-            result,
-            items.get(2..).unwrap_or_default(),
-        ))
+        Ok((variable, expression, result))
     }
 
-    fn dolist(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (variable, list, result, body) = self.loop_parts(
-            items,
+    /// `dolist` of `front` (the operator and the spec, when present) and `body`.
+    fn dolist(
+        &mut self,
+        front: &[Sexp],
+        body: impl ExactSizeIterator<Item = Sexp>,
+    ) -> Result<Sexp, Diagnostic> {
+        let (variable, list, result) = self.loop_parts(
+            front,
             "dolist",
             "dolist (VAR LIST [RESULT])",
             ("E0205", "E0206"),
@@ -377,8 +467,10 @@ impl Builder<'_> {
         let car = self.call("car", [tail.clone()]);
         let binding = self.list(vec![variable.clone(), car]);
         let bindings = self.list(vec![binding]);
-        let mut each = vec![self.sym("let"), bindings];
-        each.extend(body.iter().cloned());
+        let mut each = Vec::with_capacity(2 + body.len());
+        each.push(self.sym("let"));
+        each.push(bindings);
+        each.extend(body);
         let each = self.list(each);
         let cdr = self.call("cdr", [tail.clone()]);
         let advance = self.call("setq", [tail.clone(), cdr]);
@@ -396,9 +488,14 @@ impl Builder<'_> {
         Ok(self.call("let", forms))
     }
 
-    fn dotimes(&mut self, items: &[Sexp]) -> Result<Sexp, Diagnostic> {
-        let (variable, count, result, body) = self.loop_parts(
-            items,
+    /// `dotimes` of `front` (the operator and the spec, when present) and `body`.
+    fn dotimes(
+        &mut self,
+        front: &[Sexp],
+        body: impl ExactSizeIterator<Item = Sexp>,
+    ) -> Result<Sexp, Diagnostic> {
+        let (variable, count, result) = self.loop_parts(
+            front,
             "dotimes",
             "dotimes (VAR COUNT [RESULT])",
             ("E0207", "E0208"),
@@ -410,8 +507,10 @@ impl Builder<'_> {
         let test = self.call("<", [counter.clone(), limit.clone()]);
         let binding = self.list(vec![variable.clone(), counter.clone()]);
         let bindings = self.list(vec![binding]);
-        let mut each = vec![self.sym("let"), bindings];
-        each.extend(body.iter().cloned());
+        let mut each = Vec::with_capacity(2 + body.len());
+        each.push(self.sym("let"));
+        each.push(bindings);
+        each.extend(body);
         let each = self.list(each);
         let next = self.call("+", [counter.clone(), one]);
         let advance = self.call("setq", [counter.clone(), next]);
@@ -628,6 +727,42 @@ mod tests {
                     assert!(counted > cap, "depth {depth} cap {cap}: {counted}");
                 }
             }
+        }
+    }
+
+    /// Moving the body into the expansion gives the expansion, count and error copying it
+    /// gives, for well-formed and malformed forms alike.
+    #[test]
+    fn the_moving_expansion_is_the_copying_one() {
+        use super::{Transformer, count_nodes, expand_counted, expand_counted_moving};
+        use ptc_vm::{Interner, Limits};
+        let limits = Limits::default();
+        let sources = [
+            "(when (> x 1) (f x) (g \"s\" [1 2]))",
+            "(unless x)",
+            "(when)",
+            "(unless)",
+            "(dolist (x xs) (print x) (setq n (+ n 1)))",
+            "(dolist (x xs n))",
+            "(dolist (x) (f))",
+            "(dolist (:k xs) (f))",
+            "(dolist)",
+            "(dotimes (i 3) (push i acc))",
+            "(dotimes (i n i) (f i) (g))",
+            "(dotimes (1 n) (f))",
+            "(push 1 xs)",
+            "(when-let ((a (f))) (g a))",
+        ];
+        for source in sources {
+            let mut interner = Interner::new();
+            let forms = crate::reader::read(source, &limits, &mut interner).expect("reads");
+            let mut form = forms.into_iter().next().expect("one form");
+            let transformer = Transformer::of(&form, &interner).expect("a transformer");
+            let mut copying_interner = interner.clone();
+            let copied = expand_counted(transformer, &form, &limits, &mut copying_interner);
+            let size = count_nodes(&form, u64::MAX);
+            let moved = expand_counted_moving(transformer, &mut form, size, &limits, &mut interner);
+            assert_eq!(copied, moved, "{source}");
         }
     }
 }

@@ -214,8 +214,14 @@ impl Lowerer<'_> {
         // included, for both forms) is a superset of those regions, so a lambda anywhere a
         // binding is visible always finds it boxed.
         let captured = self.captured(args);
-        let assigned = self.scopes.assigned_symbols(args);
+        // The assigned symbols matter only to a binding whose initializer is a variable:
+        // walked for the first such binding, not for every `let`.
+        let mut assigned = None;
         let scope = self.current()?.scope_mark();
+        // A `let` binding waits for the other initializers; `let*`'s, or a `let` of one
+        // binding (no other initializer can see it), is bound at once: the same bindings and
+        // code, with no pending list (the per-iteration `let` of `dolist` is the common case).
+        let at_once = sequential || bindings.len() == 1;
         let mut pending: Vec<(Symbol, Reg)> = Vec::new();
         for binding in bindings {
             let (name, init) = match &binding.kind {
@@ -229,11 +235,12 @@ impl Lowerer<'_> {
                 && !symbol.is_keyword()
                 && !source.is_keyword()
                 && !captured.contains(symbol)
+                && let assigned = assigned.get_or_insert_with(|| self.scopes.assigned_symbols(args))
                 && !assigned.contains(symbol)
                 && !assigned.contains(source)
                 && let Some((_, Location::Register(reg))) = self.current()?.lookup(*source)
             {
-                if sequential {
+                if at_once {
                     self.current()?.bind(*symbol, Location::Register(reg));
                 } else {
                     pending.push((*symbol, reg));
@@ -254,7 +261,7 @@ impl Lowerer<'_> {
                     return self.fail(format!("'{form_name}': bad binding name {shown}"));
                 }
             };
-            if sequential {
+            if at_once {
                 self.bind_local(symbol, reg, captured.contains(&symbol))?;
             } else {
                 pending.push((symbol, reg));
