@@ -170,7 +170,6 @@ fn run(
         diagnostics: Vec::new(),
         unknown: Vec::new(),
         seen_unknown: FxHashSet::default(),
-        tails: [NO_TAIL; TAIL_CACHE],
     };
     for definition in &definitions.items {
         walk.forms(&definition.body, 1, interner);
@@ -243,12 +242,6 @@ enum Tail {
     Unknown,
 }
 
-/// Entries of [`Walk::tail`]'s cache.
-const TAIL_CACHE: usize = 32;
-
-/// An empty entry of [`Walk::tail`]'s cache (no symbol has this id).
-const NO_TAIL: (u32, Tail) = (u32::MAX, Tail::Unknown);
-
 struct Walk<'a> {
     /// Where the expansions made of the walked tree's own forms are kept, if wanted.
     made: Option<Expansions>,
@@ -265,8 +258,6 @@ struct Walk<'a> {
     diagnostics: Vec<Diagnostic>,
     unknown: Vec<(String, Span)>,
     seen_unknown: FxHashSet<String>,
-    /// [`Walk::tail`]'s answers by symbol id modulo [`TAIL_CACHE`].
-    tails: [(u32, Tail); TAIL_CACHE],
 }
 
 impl Walk<'_> {
@@ -465,16 +456,9 @@ impl Walk<'_> {
 
     /// What `head` (named `name`) is when no named arm of [`Walk::form`] takes it: a
     /// special form or transformer, a tool, a script function, a primitive or unknown, in
-    /// that order. Remembered by symbol id in a small direct-mapped cache, since the same
-    /// heads recur (a tool or primitive called several times).
-    fn tail(&mut self, head: Symbol, name: &str) -> Tail {
-        let slot = head.as_usize() % TAIL_CACHE;
-        if let Some(&(id, tail)) = self.tails.get(slot)
-            && id == head.id()
-        {
-            return tail;
-        }
-        let tail = if is_special_form(name) || is_transformer(name) {
+    /// that order.
+    fn tail(&self, head: Symbol, name: &str) -> Tail {
+        if is_special_form(name) || is_transformer(name) {
             Tail::Builtin
         } else if self.roster.get(name).is_some() {
             Tail::Tool
@@ -484,11 +468,7 @@ impl Walk<'_> {
             Tail::Primitive
         } else {
             Tail::Unknown
-        };
-        if let Some(entry) = self.tails.get_mut(slot) {
-            *entry = (head.id(), tail);
         }
-        tail
     }
 
     fn regexps(&mut self, primitive: &str, args: &[Sexp]) {
