@@ -630,42 +630,53 @@ mod memory {
         let shared = Arc::new(limits);
         let runtime = current_thread();
         let runs = scale.runs.min(1_000);
-        if wanted("allocations") {
+        // `-- allocations` runs every allocation row; `-- alloc-ROW` (alloc-whole,
+        // alloc-once, alloc-compile, alloc-vm) one of them, for `valgrind --tool=dhat`.
+        let row = |name: &str| wanted("allocations") || wanted(&format!("alloc-{name}"));
+        if row("whole") || row("once") || row("compile") || row("vm") {
             println!("| allocations per run | allocations (incl. reallocs) | bytes allocated |");
             println!("|---|---|---|");
             let print = |name: &str, (count, bytes): (f64, f64)| {
                 println!("| {name} | {count:.0} | {bytes:.0} |");
             };
-            print(
-                "compile-every-run (Inline)",
-                per_run(runs, || {
-                    check(&runtime.block_on(inline.run(script(), RunOptions::default())));
-                }),
-            );
-            print(
-                "compiled-once (Inline)",
-                per_run(runs, || {
-                    check(&runtime.block_on(inline.run_program(
-                        Arc::clone(&program),
-                        direct.clone(),
-                        script(),
-                        RunOptions::default(),
-                    )));
-                }),
-            );
-            let roster = registry.roster();
-            print(
-                "compile alone",
-                per_run(runs, || {
-                    std::hint::black_box(
-                        ptc_compiler::compile(script(), &roster, &limits).expect("compiles"),
-                    );
-                }),
-            );
-            print(
-                "VM alone",
-                per_run(runs, || assert_eq!(vm_alone(&program, &shared), ANSWER)),
-            );
+            if row("whole") {
+                print(
+                    "compile-every-run (Inline)",
+                    per_run(runs, || {
+                        check(&runtime.block_on(inline.run(script(), RunOptions::default())));
+                    }),
+                );
+            }
+            if row("once") {
+                print(
+                    "compiled-once (Inline)",
+                    per_run(runs, || {
+                        check(&runtime.block_on(inline.run_program(
+                            Arc::clone(&program),
+                            direct.clone(),
+                            script(),
+                            RunOptions::default(),
+                        )));
+                    }),
+                );
+            }
+            if row("compile") {
+                let roster = registry.roster();
+                print(
+                    "compile alone",
+                    per_run(runs, || {
+                        std::hint::black_box(
+                            ptc_compiler::compile(script(), &roster, &limits).expect("compiles"),
+                        );
+                    }),
+                );
+            }
+            if row("vm") {
+                print(
+                    "VM alone",
+                    per_run(runs, || assert_eq!(vm_alone(&program, &shared), ANSWER)),
+                );
+            }
         }
         if wanted("suspended") {
             println!(
