@@ -80,9 +80,8 @@ struct Handler {
 #[derive(Debug)]
 pub struct Machine {
     program: Arc<Program>,
-    /// The budgets, held inline: the dispatch loop reads them without a pointer chase (an
-    /// `Arc` here moved the loop's register assignment: +1.0 M instructions on `loop`).
-    limits: Limits,
+    /// The budgets, shared with the host (and every other run under the same budgets).
+    limits: Arc<Limits>,
     symbols: Symbols,
     regs: Vec<Value>,
     frames: FrameStack,
@@ -113,10 +112,10 @@ pub struct Machine {
 
 impl Machine {
     /// A fresh run of `program` under `limits` (a `Limits`, or an `Arc<Limits>` shared with
-    /// other runs; the machine keeps its own copy).
+    /// other runs, which the machine then holds without a copy).
     #[must_use]
-    pub fn new(program: Arc<Program>, limits: impl std::borrow::Borrow<Limits>) -> Machine {
-        let limits = *limits.borrow();
+    pub fn new(program: Arc<Program>, limits: impl Into<Arc<Limits>>) -> Machine {
+        let limits: Arc<Limits> = limits.into();
         let symbols = Symbols::new(Arc::clone(&program.symbols));
         let int_bound = if limits.number_bits >= 64 {
             u64::MAX
