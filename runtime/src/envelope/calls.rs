@@ -8,7 +8,7 @@
 
 use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase, Slot};
 use crate::audit::{self, AuditRecord, Status};
-use crate::dispatch::settle_result;
+use crate::dispatch::{settle_owned, settle_result};
 use crate::tool::ToolResult;
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
@@ -494,13 +494,22 @@ impl Envelope {
     }
 
     /// The running call `call` answered `result`.
-    fn complete_running(&mut self, call: usize, result: ToolResult) -> Result<(), EnvelopeError> {
+    fn complete_running(
+        &mut self,
+        call: usize,
+        mut result: ToolResult,
+    ) -> Result<(), EnvelopeError> {
         let Some(mut batch) = self.take_batch() else {
             return Err(self.unknown(call));
         };
         let position = call - batch.first();
         if let Some(machine) = self.machine.as_mut() {
-            let settled = settle_result(machine, &result, &self.limits);
+            // A direct call's result is kept whole for the host; any other is read no more.
+            let settled = if batch.direct {
+                settle_result(machine, &result, &self.limits)
+            } else {
+                settle_owned(machine, &mut result, &self.limits)
+            };
             if let Some(record) = self.calls.get_mut(call) {
                 record.media = result.media().into_boxed_slice();
                 record.notes = result.notes.as_slice().into();
