@@ -326,7 +326,6 @@ fn media_value(machine: &mut Machine, result: &ToolResult) -> Value {
 mod tests {
     use super::*;
     use crate::tool::MediaRef;
-    use std::sync::Arc;
 
     fn machine() -> Machine {
         let limits = Limits::default();
