@@ -240,6 +240,16 @@ impl Value {
         }
     }
 
+    /// Drops `self`, keeping its cons cells for this thread's later conses: the first cell
+    /// too when `self` held the last reference to it, which a plain drop frees (only the
+    /// cells after it are kept). For values that die in bulk at the end of a run, such as
+    /// its registers, its final value and the arguments of its tool requests. Allocation
+    /// reuse only: what a value holds and what budgets charge are the same either way.
+    #[inline]
+    pub fn release(self) {
+        pool::release_value(self);
+    }
+
     /// A closure of function `function` capturing `captures`, in a recycled allocation
     /// when this thread has one.
     #[must_use]

@@ -33,7 +33,12 @@ impl Envelope {
         self.reserve_calls(count);
         let pending = requests
             .enumerate()
-            .map(|(position, request)| Some(self.prepare(&request, batch, position, direct)))
+            .map(|(position, request)| {
+                let prepared = self.prepare(&request, batch, position, direct);
+                // Converted: the guest's argument list is read no more.
+                request.args.release();
+                Some(prepared)
+            })
             .collect();
         self.report(true);
         self.phase = Phase::Calls(Batch {

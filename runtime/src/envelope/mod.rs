@@ -667,6 +667,8 @@ impl Envelope {
             }
             Step::Done(value) => {
                 self.completed(&value);
+                // Its cells kept for this thread's next run.
+                value.release();
                 None
             }
             Step::Error(error) => {

@@ -302,7 +302,10 @@ impl Machine {
             if weight.has_closure {
                 return Err(closure_boundary());
             }
-            self.regs.clear();
+            // The run's values die here: their cells kept for this thread's next run.
+            for value in self.regs.drain(..) {
+                value.release();
+            }
             self.state = State::Done(value);
             return Ok(Flow::Finish);
         }

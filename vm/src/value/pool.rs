@@ -1,8 +1,10 @@
 //! Releasing aggregates: the iterative drop of lists and vectors, and each thread's pools of
 //! recycled cons and closure allocations.
 //!
-//! Owns every `Drop` of [`Value`]'s aggregates that has children, and the thread-local pools
-//! [`Value::cons`] and [`Value::closure`] draw from. Invariants: dropping a long or deep
+//! Owns every `Drop` of [`Value`]'s aggregates that has children, [`Value::release`], and
+//! the thread-local pools [`Value::cons`] and [`Value::closure`] draw from. A dropped cons
+//! keeps every uniquely owned cell under it (nested lists' first cells too) but not its own
+//! allocation, which its `Arc` frees; [`Value::release`] keeps that one as well. Invariants: dropping a long or deep
 //! structure never recurses on the host stack (children are unlinked in a loop, aggregate
 //! cars go on an explicit stack); every pooled allocation is unique (one strong reference,
 //! no weak one) and holds nothing to drop (a cons `nil` twice, a closure no cells and no
@@ -20,9 +22,9 @@ use std::sync::Arc;
 const CONS_POOL_CAP: usize = 65_536;
 
 thread_local! {
-    /// Cons allocations released by [`Cons`]'s iterative drop, each unique (one strong
-    /// reference, no weak one) and holding `nil` car and cdr, for [`Value::cons`] to reuse
-    /// instead of a `malloc`/`free` pair. Guest budgets are unaffected: a cons is charged
+    /// Cons allocations released by [`Cons`]'s iterative drop and [`release_value`], each
+    /// unique (one strong reference, no weak one) and holding `nil` car and cdr, for
+    /// [`Value::cons`] to reuse instead of a `malloc`/`free` pair. Guest budgets are unaffected: a cons is charged
     /// when it is made, whether its memory is fresh or recycled.
     static CONS_POOL: RefCell<Vec<Arc<Cons>>> = const { RefCell::new(Vec::new()) };
 }
@@ -143,10 +145,12 @@ fn defer(value: Value, stack: &mut Vec<Value>) {
 fn drop_iteratively(mut stack: Vec<Value>) {
     while let Some(value) = stack.pop() {
         match value {
-            Value::Cons(c) => {
-                if let Some(mut cell) = Arc::into_inner(c) {
+            Value::Cons(mut c) => {
+                if let Some(cell) = Arc::get_mut(&mut c) {
                     defer(std::mem::take(&mut cell.car), &mut stack);
                     defer(std::mem::take(&mut cell.cdr), &mut stack);
+                    // The cell now holds nil twice: reused, or freed in O(1).
+                    recycle_one(c);
                 }
             }
             Value::Vector(v) => {
@@ -171,28 +175,58 @@ impl Drop for Cons {
     /// Unlinks the cdr chain in a loop (no allocation for a list of atoms); only cars that
     /// are themselves aggregates go on the explicit stack of [`drop_iteratively`].
     fn drop(&mut self) {
-        if !is_branch(&self.car) && !is_branch(&self.cdr) {
-            return;
-        }
-        let mut stack = Vec::new();
-        if is_branch(&self.car) {
-            defer(std::mem::take(&mut self.car), &mut stack);
-        }
-        let mut next = Some(std::mem::take(&mut self.cdr));
-        // One borrow of this thread's pool for the whole chain (none inside a drop that
-        // already holds it: then cells are simply freed).
-        let _ = CONS_POOL.try_with(|pool| {
-            if let Some(next) = next.take() {
-                unlink(next, &mut stack, pool.try_borrow_mut().ok());
+        release_children(self);
+    }
+}
+
+/// Releases `value`, keeping its own allocation in this thread's pool when it is the last
+/// reference to a cons (or a closure with inline cells), and every uniquely owned cons
+/// under it, as dropping it would not: a dropped cons is freed by its `Arc` (only the cells
+/// after it are pooled). For values that die in bulk and are often list heads: a finished
+/// run's registers, its final value, a tool request's arguments.
+pub(super) fn release_value(value: Value) {
+    match value {
+        Value::Cons(mut c) => {
+            if let Some(cell) = Arc::get_mut(&mut c) {
+                release_children(cell);
+                // `release_children` left nil twice: reused, or freed in O(1).
+                recycle_one(c);
             }
-        });
-        // The thread is exiting and its pool is gone: still iterative, nothing kept.
-        if let Some(next) = next {
-            unlink(next, &mut stack, None);
         }
-        if !stack.is_empty() {
-            drop_iteratively(stack);
+        other => release_leaf(other),
+    }
+}
+
+/// Empties `cell`: its cdr chain unlinked in a loop and recycled, aggregate cars released
+/// through the explicit stack of [`drop_iteratively`]; afterwards it holds nil twice.
+fn release_children(cell: &mut Cons) {
+    let car = std::mem::take(&mut cell.car);
+    if !is_branch(&car) && !is_branch(&cell.cdr) {
+        // Atoms (nil, a number, a string, a closure...): nothing to unlink.
+        release_leaf(car);
+        release_leaf(std::mem::take(&mut cell.cdr));
+        return;
+    }
+    let mut stack = Vec::new();
+    if is_branch(&car) {
+        defer(car, &mut stack);
+    } else {
+        release_leaf(car);
+    }
+    let mut next = Some(std::mem::take(&mut cell.cdr));
+    // One borrow of this thread's pool for the whole chain (none inside a drop that
+    // already holds it: then cells are simply freed).
+    let _ = CONS_POOL.try_with(|pool| {
+        if let Some(next) = next.take() {
+            unlink(next, &mut stack, pool.try_borrow_mut().ok());
         }
+    });
+    // The thread is exiting and its pool is gone: still iterative, nothing kept.
+    if let Some(next) = next {
+        unlink(next, &mut stack, None);
+    }
+    if !stack.is_empty() {
+        drop_iteratively(stack);
     }
 }
 
@@ -291,6 +325,42 @@ mod tests {
     }
 
     #[test]
+    fn a_released_value_keeps_every_cell_it_owned_the_head_too() {
+        let pooled = pooled_conses;
+        // A list of three plists of two pairs: 3 + 3 × 4 cells.
+        let plist = |n: i64| {
+            Value::list([
+                Value::Int(n),
+                Value::string("a"),
+                Value::Int(n + 1),
+                Value::list([Value::Int(n)]),
+            ])
+        };
+        let shared = Value::list([Value::Int(9)]);
+        let list = Value::list([plist(1), plist(2), plist(3)]);
+        let before = pooled();
+        list.release();
+        // Every cell: the outer list's three, each plist's four and its inner list's one.
+        assert_eq!(pooled(), before + 3 + 3 * 5);
+        // A plain drop frees the head (and keeps the rest, nested lists' heads included).
+        let list = Value::list([plist(1), plist(2), plist(3)]);
+        let before = pooled();
+        drop(list);
+        assert_eq!(pooled(), before + 3 + 3 * 5 - 1);
+        // A value someone else holds stays whole.
+        let holder = Value::list([shared.clone(), Value::Nil]);
+        let before = pooled();
+        shared.release();
+        assert_eq!(pooled(), before);
+        let first = holder.iter().next().and_then(|v| v.iter().next().cloned());
+        assert!(matches!(first, Some(Value::Int(9))));
+        // Atoms, vectors and closures release as they drop.
+        Value::Int(1).release();
+        Value::string("x").release();
+        Value::vector(vec![Value::list([Value::Int(1)])]).release();
+    }
+
+    #[test]
     fn long_and_deep_structures_drop_without_recursion() {
         // Run on a small stack so a recursive drop would overflow.
         std::thread::Builder::new()
@@ -327,16 +397,17 @@ mod tests {
         let spilled = closure(5, &[1, 2, 3, 4, 5]);
         let list = Value::list([closure(1, &[]), closure(2, &[7, 8]), closure(3, &[9])]);
         let before = pooled_closures();
-        // A list of closures: every cell after the head is unlinked, its closure pooled.
+        // A list of closures: every cell is emptied (the head by its drop), its closure
+        // pooled.
         drop(list);
-        assert_eq!(pooled_closures(), before + 2);
+        assert_eq!(pooled_closures(), before + 3);
         // A closure someone else still holds is not pooled; one with spilled cells is not.
         drop(Value::list([Value::Nil, kept.clone()]));
         drop(Value::list([Value::Nil, spilled]));
-        assert_eq!(pooled_closures(), before + 2);
+        assert_eq!(pooled_closures(), before + 3);
         // Reuse writes the new function and cells.
         let again = closure(6, &[10, 11, 12]);
-        assert_eq!(pooled_closures(), before + 1);
+        assert_eq!(pooled_closures(), before + 2);
         match (&again, &kept) {
             (Value::Closure(a), Value::Closure(k)) => {
                 assert_eq!((a.function, a.captures.as_slice()), (6, &[10, 11, 12][..]));
@@ -347,6 +418,6 @@ mod tests {
         if let Value::Closure(c) = again {
             release_closure(c);
         }
-        assert_eq!(pooled_closures(), before + 2);
+        assert_eq!(pooled_closures(), before + 3);
     }
 }
