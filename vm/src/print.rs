@@ -18,6 +18,7 @@ pub use float::{float_to_string, write_float};
 
 use crate::symbol::{Interner, Symbol, Symbols, well_known};
 use crate::value::Value;
+use smallvec::SmallVec;
 use std::fmt::Write as _;
 
 /// Anything that can name a symbol: the compiler's interner or a run's table.
@@ -55,6 +56,12 @@ pub fn to_string(value: &Value, style: Style, names: &dyn SymbolNames) -> String
     out
 }
 
+/// Bytes a cons or vector reserves in the output before printing: a short list's text
+/// then needs no regrowth.
+const COMPOUND_RESERVE: usize = 64;
+/// Pending print tasks kept on the host stack before the work stack moves to the heap.
+const STACK_INLINE: usize = 16;
+
 enum Task<'a> {
     Value(&'a Value),
     /// Leaves a backquote (`+1`: back inside after a comma's operand; `-1`: after a
@@ -67,14 +74,17 @@ enum Task<'a> {
 
 /// Appends `value` printed in `style` to `out`.
 ///
-/// An atom (anything but a cons or a vector) is written directly; only a cons or a vector
-/// needs the work stack, so only they allocate one.
+/// An atom (anything but a cons or a vector) is written directly. A cons or a vector
+/// reserves [`COMPOUND_RESERVE`] bytes of `out` up front and walks a work stack that lives
+/// inline up to [`STACK_INLINE`] pending tasks (deeper values spill it to the heap).
 pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
     if !matches!(value, Value::Cons(_) | Value::Vector(_)) {
         write_atom(out, value, style, names);
         return;
     }
-    let mut stack = vec![Task::Value(value)];
+    out.reserve(COMPOUND_RESERVE);
+    let mut stack: SmallVec<[Task<'_>; STACK_INLINE]> = SmallVec::new();
+    stack.push(Task::Value(value));
     // Backquotes open around the task being printed: commas print as `,x` only inside one.
     let mut backquotes = 0i32;
     while let Some(task) = stack.pop() {
