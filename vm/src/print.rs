@@ -12,8 +12,13 @@
 //! - Callers bound the output through the value budget before printing: a value's
 //!   [`Weight`](crate::value::Weight) bytes bound its printed length up to a constant factor.
 
+mod float;
+
+pub use float::{float_to_string, write_float};
+
 use crate::symbol::{Interner, Symbol, Symbols, well_known};
 use crate::value::Value;
+use smallvec::SmallVec;
 use std::fmt::Write as _;
 
 /// Anything that can name a symbol: the compiler's interner or a run's table.
@@ -51,6 +56,12 @@ pub fn to_string(value: &Value, style: Style, names: &dyn SymbolNames) -> String
     out
 }
 
+/// Bytes a cons or vector reserves in the output before printing: a short list's text
+/// then needs no regrowth.
+const COMPOUND_RESERVE: usize = 64;
+/// Pending print tasks kept on the host stack before the work stack moves to the heap.
+const STACK_INLINE: usize = 16;
+
 enum Task<'a> {
     Value(&'a Value),
     /// Leaves a backquote (`+1`: back inside after a comma's operand; `-1`: after a
@@ -62,8 +73,18 @@ enum Task<'a> {
 }
 
 /// Appends `value` printed in `style` to `out`.
+///
+/// An atom (anything but a cons or a vector) is written directly. A cons or a vector
+/// reserves [`COMPOUND_RESERVE`] bytes of `out` up front and walks a work stack that lives
+/// inline up to [`STACK_INLINE`] pending tasks (deeper values spill it to the heap).
 pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
-    let mut stack = vec![Task::Value(value)];
+    if !matches!(value, Value::Cons(_) | Value::Vector(_)) {
+        write_atom(out, value, style, names);
+        return;
+    }
+    out.reserve(COMPOUND_RESERVE);
+    let mut stack: SmallVec<[Task<'_>; STACK_INLINE]> = SmallVec::new();
+    stack.push(Task::Value(value));
     // Backquotes open around the task being printed: commas print as `,x` only inside one.
     let mut backquotes = 0i32;
     while let Some(task) = stack.pop() {
@@ -83,61 +104,67 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
                     stack.push(Task::Value(tail));
                 }
             },
-            Task::Value(value) => match value {
-                Value::Nil => out.push_str("nil"),
-                Value::T => out.push('t'),
-                Value::Int(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                Value::Big(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                Value::Float(f) => out.push_str(&float_to_string(*f)),
-                Value::Str(s) => match style {
-                    Style::Princ => out.push_str(s.as_str()),
-                    Style::Prin1 => write_quoted_string(out, s.as_str()),
-                },
-                Value::Sym(symbol) => {
-                    let name = names.symbol_name(*symbol);
-                    match style {
-                        Style::Princ => out.push_str(name),
-                        Style::Prin1 => write_symbol(out, name),
+            Task::Value(Value::Vector(vector)) => {
+                out.push('[');
+                stack.push(Task::Text("]"));
+                for (i, item) in vector.items().iter().enumerate().rev() {
+                    stack.push(Task::Value(item));
+                    if i > 0 {
+                        stack.push(Task::Text(" "));
                     }
                 }
-                Value::Closure(_) => out.push_str("#<closure>"),
-                Value::Vector(vector) => {
-                    out.push('[');
-                    stack.push(Task::Text("]"));
-                    for (i, item) in vector.items().iter().enumerate().rev() {
-                        stack.push(Task::Value(item));
-                        if i > 0 {
-                            stack.push(Task::Text(" "));
-                        }
+            }
+            Task::Value(Value::Cons(cell)) => {
+                if let Some((prefix, quoted)) =
+                    reader_sugar(cell.car(), cell.cdr(), names, backquotes > 0)
+                {
+                    out.push_str(prefix);
+                    let delta = match prefix {
+                        "`" => 1,
+                        "'" => 0,
+                        _ => -1,
+                    };
+                    if delta != 0 {
+                        backquotes += delta;
+                        stack.push(Task::Depth(-delta));
                     }
+                    stack.push(Task::Value(quoted));
+                } else {
+                    out.push('(');
+                    stack.push(Task::ListRest(cell.cdr()));
+                    stack.push(Task::Value(cell.car()));
                 }
-                Value::Cons(cell) => {
-                    if let Some((prefix, quoted)) =
-                        reader_sugar(cell.car(), cell.cdr(), names, backquotes > 0)
-                    {
-                        out.push_str(prefix);
-                        let delta = match prefix {
-                            "`" => 1,
-                            "'" => 0,
-                            _ => -1,
-                        };
-                        if delta != 0 {
-                            backquotes += delta;
-                            stack.push(Task::Depth(-delta));
-                        }
-                        stack.push(Task::Value(quoted));
-                    } else {
-                        out.push('(');
-                        stack.push(Task::ListRest(cell.cdr()));
-                        stack.push(Task::Value(cell.car()));
-                    }
-                }
-            },
+            }
+            Task::Value(atom) => write_atom(out, atom, style, names),
         }
+    }
+}
+
+/// Appends an atom: any value but a cons or a vector (those print nothing here).
+fn write_atom(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
+    match value {
+        Value::Nil => out.push_str("nil"),
+        Value::T => out.push('t'),
+        Value::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Big(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Float(f) => write_float(out, *f),
+        Value::Str(s) => match style {
+            Style::Princ => out.push_str(s.as_str()),
+            Style::Prin1 => write_quoted_string(out, s.as_str()),
+        },
+        Value::Sym(symbol) => {
+            let name = names.symbol_name(*symbol);
+            match style {
+                Style::Princ => out.push_str(name),
+                Style::Prin1 => write_symbol(out, name),
+            }
+        }
+        Value::Closure(_) => out.push_str("#<closure>"),
+        Value::Cons(_) | Value::Vector(_) => {}
     }
 }
 
@@ -247,42 +274,6 @@ fn reads_as_number(name: &str) -> bool {
         .or_else(|| exponent.strip_prefix(b"-"));
     let unsigned = unsigned.unwrap_or(exponent);
     !unsigned.is_empty() && unsigned.iter().all(u8::is_ascii_digit)
-}
-
-/// A float printed as Emacs prints it: the shortest of `%.15g`, `%.16g`, `%.17g` that
-/// reads back exactly (for subnormals and zero, the shortest from `%.1g` on), with `.0`
-/// appended when the text would read as an integer.
-/// Infinities print as `1.0e+INF` / `-1.0e+INF` and NaN as `0.0e+NaN`.
-#[must_use]
-pub fn float_to_string(f: f64) -> String {
-    if f.is_nan() {
-        return if f.is_sign_negative() {
-            "-0.0e+NaN".into()
-        } else {
-            "0.0e+NaN".into()
-        };
-    }
-    if f.is_infinite() {
-        return if f < 0.0 {
-            "-1.0e+INF".into()
-        } else {
-            "1.0e+INF".into()
-        };
-    }
-    // Emacs's `dtoastr` starts at one digit below DBL_MIN (subnormals and zero), at
-    // DBL_DIG (15) otherwise, and stops at the first that reads back exactly.
-    let first = if f.abs() < f64::MIN_POSITIVE { 1 } else { 15 };
-    let mut text = String::new();
-    for precision in first..=17 {
-        text = format_g(f, precision, false);
-        if text.parse::<f64>().ok() == Some(f) {
-            break;
-        }
-    }
-    if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-        text.push_str(".0");
-    }
-    text
 }
 
 /// C's `%.{precision}g` (with `#` when `alternate`): `precision` significant digits,

@@ -35,6 +35,8 @@ use num_bigint::BigInt;
 use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
 
 const MISMATCH: &str = "Format specifier doesn\u{2019}t match argument type";
+/// Bytes reserved per argument for the result, beyond the template's length.
+const ARG_ESTIMATE: usize = 16;
 
 /// One parsed conversion spec.
 #[derive(Debug, Default)]
@@ -55,7 +57,11 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     ctx.charge(text_units(template.len()));
     let budget = usize::try_from(ctx.limits.value_bytes).unwrap_or(usize::MAX);
     let bytes = template.as_bytes();
-    let mut out = String::new();
+    // Room for the template and a short text per argument, so most results never regrow.
+    let estimate = template
+        .len()
+        .saturating_add(ARG_ESTIMATE.saturating_mul(args.len().saturating_sub(1)));
+    let mut out = String::with_capacity(estimate.min(budget));
     let mut used = 0usize;
     let mut index = 0usize;
     while index < bytes.len() {
@@ -115,16 +121,21 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
         let Some(arg) = args.get(used) else {
             return Err(Error::script("Not enough arguments for format string"));
         };
+        if matches!(conversion, 's' | 'S') && spec.width == 0 && spec.precision.is_none() {
+            // No padding or truncation: print straight into `out`, charged and checked
+            // exactly as the converted text would be.
+            let start = out.len();
+            print::write_value(&mut out, arg, print_style(conversion), &*ctx.symbols);
+            ctx.charge(text_units(out.len() - start));
+            if out.len() > budget {
+                return Err(over_budget(ctx));
+            }
+            continue;
+        }
         let (body, numeric) = convert(ctx, conversion, &spec, arg)?;
         let pad = spec.width.saturating_sub(string_width(&body));
         if out.len().saturating_add(body.len()).saturating_add(pad) > budget {
-            return Err(Error::new(
-                ErrorKind::Value,
-                format!(
-                    "Guest value exceeds its value byte budget of {}",
-                    ctx.limits.value_bytes
-                ),
-            ));
+            return Err(over_budget(ctx));
         }
         let integer_precision =
             matches!(conversion, 'd' | 'o' | 'x' | 'X') && spec.precision.is_some();
@@ -137,6 +148,26 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
         );
     }
     Ok(new_string(ctx, out))
+}
+
+/// The error for a result past the value byte budget.
+fn over_budget(ctx: &PrimCtx<'_>) -> Error {
+    Error::new(
+        ErrorKind::Value,
+        format!(
+            "Guest value exceeds its value byte budget of {}",
+            ctx.limits.value_bytes
+        ),
+    )
+}
+
+/// How `%S` (`prin1`) and `%s` (`princ`) print their argument.
+fn print_style(conversion: char) -> Style {
+    if conversion == 'S' {
+        Style::Prin1
+    } else {
+        Style::Princ
+    }
 }
 
 /// Refuses any digit run inside a conversion spec that exceeds the value byte budget.
@@ -206,12 +237,7 @@ fn convert(
 ) -> Result<(String, bool)> {
     match conversion {
         's' | 'S' => {
-            let style = if conversion == 'S' {
-                Style::Prin1
-            } else {
-                Style::Princ
-            };
-            let mut text = print::to_string(arg, style, &*ctx.symbols);
+            let mut text = print::to_string(arg, print_style(conversion), &*ctx.symbols);
             if let Some(precision) = spec.precision {
                 let kept = truncate_to_width(&text, precision).len();
                 text.truncate(kept);
