@@ -253,6 +253,18 @@ mod tests {
         );
     }
 
+    /// How many random cases to check (`PTC_FLOAT_CASES`, 4,000 by default) and the seed of
+    /// their sequence (`PTC_FLOAT_SEED`, 19).
+    fn random_cases() -> (u64, u64) {
+        let read = |name: &str, default: u64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(default)
+        };
+        (read("PTC_FLOAT_CASES", 4_000), read("PTC_FLOAT_SEED", 19))
+    }
+
     /// splitmix64: a fixed, dependency-free sequence of bit patterns.
     fn next(state: &mut u64) -> u64 {
         *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -338,14 +350,7 @@ mod tests {
     /// as below; a release run of 5,000,000 (seed 19) passed.
     #[test]
     fn short_decimals_match_the_reference() {
-        let count: u64 = std::env::var("PTC_FLOAT_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(4_000);
-        let mut state = std::env::var("PTC_FLOAT_SEED")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(19);
+        let (count, mut state) = random_cases();
         for _ in 0..count {
             let digits = 1 + next(&mut state) % 15;
             let mantissa = next(&mut state) % 10u64.pow(u32::try_from(digits).unwrap_or(15));
@@ -363,14 +368,7 @@ mod tests {
     /// 19) and 10,000,000 (seed 7) passed.
     #[test]
     fn random_bit_patterns_match_the_reference() {
-        let count: u64 = std::env::var("PTC_FLOAT_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(4_000);
-        let mut state = std::env::var("PTC_FLOAT_SEED")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(19);
+        let (count, mut state) = random_cases();
         for i in 0..count {
             let bits = next(&mut state);
             // Every fourth case is subnormal, to cover that path as much as the others.
