@@ -37,7 +37,7 @@ pub use options::{InputsError, RunOptions, fresh_id};
 
 use crate::cancel::{CallCancel, CancelToken};
 use crate::context::{RunData, ToolFilter};
-use crate::dispatch::{self, ChildEnd, Isolation};
+use crate::dispatch::{self, ChildEnd, Isolation, Launch};
 use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
 use crate::journal::JournalStore;
 use crate::outcome::Outcome;
@@ -372,6 +372,7 @@ impl Runner {
             rare,
         });
         state.envelope.hand_over_outcome();
+        state.envelope.pull_dispatches();
         self.drive_state(state)
     }
 
@@ -379,6 +380,11 @@ impl Runner {
         loop {
             match self.answer(&mut state) {
                 Next::Again => {}
+                Next::Ended(calls) => {
+                    for _ in 0..calls {
+                        tokio::task::coop::consume_budget().await;
+                    }
+                }
                 Next::Pause => tokio::task::yield_now().await,
                 Next::Journal(record) => {
                     let written = match &self.journal {
@@ -457,24 +463,30 @@ impl Runner {
                     report(envelope, progress);
                 }
             }
-            Event::Dispatch(requests) => {
-                for request in requests {
+            Event::Dispatch(_) => {
+                // The envelope hands the requests over one by one, with their indices
+                // (`Envelope::pull_dispatches`): no list per batch.
+                let mut ended = 0;
+                while let Some((call, request)) = envelope.next_dispatch() {
                     let Some(tool) = self.registry.get(&request.tool) else {
                         continue;
                     };
-                    // The envelope just issued this id, so it has an index.
-                    let Some(call) = envelope.index_of(&request.id) else {
-                        continue;
-                    };
-                    let handler = &tool.handler;
                     let ctx = calls.dispatching(request, run_data(rare));
-                    let cancel = ctx.cancel.clone();
-                    let future = dispatch::launch(handler, ctx, self.isolation);
-                    calls.running.push(Launched {
-                        call,
-                        cancel,
-                        future,
-                    });
+                    match dispatch::launch(&tool.handler, ctx, self.isolation) {
+                        // Answered at once: nothing to hold or poll.
+                        Launch::Ended(end) => {
+                            end_call(envelope, call, end, progress);
+                            ended += 1;
+                        }
+                        Launch::Running(cancel, future) => calls.running.push(Launched {
+                            call,
+                            cancel,
+                            future,
+                        }),
+                    }
+                }
+                if ended > 0 {
+                    return Next::Ended(ended);
                 }
             }
         }
@@ -486,6 +498,9 @@ impl Runner {
 enum Next {
     /// Poll the envelope again.
     Again,
+    /// This many calls answered at once at their dispatch: spend a unit of the cooperative
+    /// budget for each (as for a call that ends during a wait), then poll again.
+    Ended(usize),
     /// Yield to the executor, then poll again.
     Pause,
     /// Write this record, then acknowledge it.
@@ -581,15 +596,8 @@ impl RunState {
                 };
             }
             Woke::Ended(call, end) => {
-                envelope.advance(Instant::now());
-                // An answer for a call that timed out meanwhile is refused.
-                let _ = match end {
-                    ChildEnd::Finished(result) => envelope.complete_at(call, result),
-                    ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
-                    ChildEnd::Cancelled => Ok(()),
-                };
                 let progress = self.rare.as_ref().and_then(|rare| rare.progress.as_ref());
-                report(envelope, progress);
+                end_call(envelope, call, end, progress);
                 return true;
             }
             Woke::Deadline => {}
@@ -657,7 +665,7 @@ impl Calls {
     /// The policy's view of `request`, with the call's cancellation (kept for its
     /// dispatch).
     fn ask(&mut self, request: &CallRequest, run_data: RunData) -> ToolRequestCtx {
-        let cancel = CallCancel::default();
+        let cancel = CallCancel::shared();
         self.asking()
             .asked
             .push((request.id.clone(), cancel.clone()));
@@ -728,6 +736,23 @@ impl Drop for Calls {
     fn drop(&mut self) {
         self.cancel_all();
     }
+}
+
+/// Feeds how call `call` ended to the envelope, and reports the snapshots it took.
+fn end_call(
+    envelope: &mut Envelope,
+    call: usize,
+    end: ChildEnd,
+    progress: Option<&Arc<dyn ProgressSink>>,
+) {
+    envelope.advance(Instant::now());
+    // An answer for a call that timed out meanwhile is refused.
+    let _ = match end {
+        ChildEnd::Finished(result) => envelope.complete_at(call, result),
+        ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
+        ChildEnd::Cancelled => Ok(()),
+    };
+    report(envelope, progress);
 }
 
 /// The run's host data, for a call's context (none unless the run has a [`Rare`]).

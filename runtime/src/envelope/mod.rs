@@ -133,10 +133,11 @@ impl CallState {
 /// The suspension being serviced: one call or one batch.
 ///
 /// Only its calls can be anything but ended (a suspension resumes when every member has
-/// ended, and the next one starts after), so their states live here, beside their results,
-/// and every call before `first` is ended. Positions are `u32` (a run makes far fewer than
-/// 2^32 calls) and the lists boxed slices (made whole, never grown) so that a suspended
-/// run's phase is small.
+/// ended, and the next one starts after), so their states live here, beside their results
+/// and their requests' arguments, and every call before `first` is ended. Positions are
+/// `u32` (a run makes far fewer than 2^32 calls); a lone call's slot is inline and a
+/// batch's are one boxed slice (made whole, never grown), which becomes the machine's list
+/// of results in place.
 #[derive(Debug)]
 struct Batch {
     /// Index of its first call in `Envelope::calls`.
@@ -145,21 +146,75 @@ struct Batch {
     next: u32,
     /// Members ended.
     done: u32,
-    /// By position: the call's state and, once it ended, its guest value.
-    slots: Box<[Slot]>,
-    /// Requests not yet launched; `Err` holds a refusal message.
-    pending: Box<[Option<Result<CallRequest, String>>]>,
+    /// By position: the call's state, and what it is dispatched with or ended with.
+    slots: Slots,
     /// Whether this is the script's provably direct call.
     direct: bool,
     /// A single call (`Step::Tool`), resumed with `resume_tool`.
     single: bool,
 }
 
-/// One call of the suspension being serviced.
+/// One call of the suspension being serviced (32 bytes, so that a batch's slots become
+/// the machine's list of results in place).
 #[derive(Debug)]
 struct Slot {
     state: CallState,
-    result: Option<Value>,
+    held: Held,
+}
+
+/// What a slot holds besides its state: the converted arguments until the call is
+/// dispatched, then its guest value once it ended. (A call whose arguments were refused
+/// holds nothing; its message waits in [`Cold::refusals`] for its launch.)
+#[derive(Debug)]
+enum Held {
+    Nothing,
+    /// The converted, validated arguments; the rest of the call's [`CallRequest`] is its
+    /// audit record's.
+    Args(Arc<Json>),
+    /// The guest value of a call that ended.
+    Value(Value),
+}
+
+// A batch's slots become the machine's list of results in place only when a slot's size
+// is a multiple of a value's (otherwise the allocation is shrunk: one more per batch).
+const _: () = assert!(std::mem::size_of::<Slot>().is_multiple_of(std::mem::size_of::<Value>()));
+
+impl Held {
+    /// The guest value of an ended call (nil if it has none).
+    fn into_value(self) -> Value {
+        match self {
+            Held::Value(value) => value,
+            Held::Nothing | Held::Args(_) => Value::default(),
+        }
+    }
+}
+
+/// The slots of a suspension: a lone call's inline (no allocation: most suspensions are
+/// one call), a batch's boxed.
+#[derive(Debug)]
+enum Slots {
+    One(Slot),
+    Many(Box<[Slot]>),
+}
+
+impl std::ops::Deref for Slots {
+    type Target = [Slot];
+
+    fn deref(&self) -> &[Slot] {
+        match self {
+            Slots::One(slot) => std::slice::from_ref(slot),
+            Slots::Many(slots) => slots,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Slots {
+    fn deref_mut(&mut self) -> &mut [Slot] {
+        match self {
+            Slots::One(slot) => std::slice::from_mut(slot),
+            Slots::Many(slots) => slots,
+        }
+    }
 }
 
 impl Batch {
@@ -239,6 +294,9 @@ struct Cold {
     /// By call: whether it awaits its permission decision, when it started running and
     /// finished (for progress snapshots; empty unless `options.progress`).
     tracks: Vec<progress::Track>,
+    /// Queued calls whose arguments were refused, by index, with the message (without
+    /// `Error: `) their launch ends them with.
+    refusals: Vec<(usize, String)>,
 }
 
 /// One ToolCall envelope; see the module docs.
@@ -261,8 +319,8 @@ pub struct Envelope {
     /// calls budget allows, and the envelope stays small).
     next_batch: u32,
     started: Instant,
-    /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`]: bits, so that the envelope's
-    /// small fields share one word.
+    /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`], [`PULL_DISPATCHES`]: bits, so
+    /// that the envelope's small fields share one word.
     flags: u8,
     /// The caller's latest time, in nanoseconds since `started` ([`Envelope::now`]).
     elapsed_ns: u64,
@@ -277,6 +335,8 @@ const REFUSED_UNTIMED: u8 = 1;
 const UNREPORTED: u8 = 2;
 /// See [`Envelope::hand_over_outcome`].
 const HAND_OVER: u8 = 4;
+/// See [`Envelope::pull_dispatches`].
+const PULL_DISPATCHES: u8 = 8;
 
 const fn assert_send<T: Send>() {}
 const _: () = assert_send::<Envelope>();
@@ -478,6 +538,12 @@ impl Envelope {
     /// driver that polls no more after it: later polls settle with a placeholder.
     pub(crate) fn hand_over_outcome(&mut self) {
         self.flags |= HAND_OVER;
+    }
+
+    /// Makes [`Event::Dispatch`] carry no requests, for a driver that takes each one with
+    /// `Envelope::next_dispatch` (its index beside it, and no list per batch).
+    pub(crate) fn pull_dispatches(&mut self) {
+        self.flags |= PULL_DISPATCHES;
     }
 
     /// The envelope's wall-clock deadline (`seconds` after start), if any.
