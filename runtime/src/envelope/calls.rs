@@ -6,10 +6,8 @@
 //! running → ended); an answer that does not fit the current state is refused with an
 //! [`EnvelopeError`] before anything is touched.
 
-use super::{
-    Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Held, Phase, Slot,
-    Slots,
-};
+use super::batch::{Held, Slot, Slots};
+use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
 use crate::audit::{self, AuditRecord, Status};
 use crate::dispatch::{settle_owned, settle_result};
 use crate::tool::ToolResult;

@@ -38,8 +38,8 @@
 //! - The type is `Send`, so a binding may keep it behind a mutex.
 //!
 //! Split by seam: this module holds the state and polling; `types` the public vocabulary
-//! (config, events, requests, errors); `calls` launching and answering calls; `settle`
-//! the outcome and journal records.
+//! (config, events, requests, errors); `batch` the suspension being serviced; `calls`
+//! launching and answering calls; `settle` the outcome and journal records.
 //!
 //! A complete stepping loop, answering every call synchronously:
 //!
@@ -86,179 +86,25 @@
 //! assert!(envelope.complete("toolu_1/1", ToolResult::text("late")).is_err());
 //! ```
 
+mod batch;
 mod calls;
 mod settle;
 mod types;
 
 pub use types::{CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure};
 
+use batch::{Batch, CallState};
+
 use crate::audit::{AuditRecord, Status};
 use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::progress::{self, Progress};
 use crate::tool::{Registry, ToolResult};
-use ptc_vm::{Limits, Machine, Program, Step, Value};
+use ptc_vm::{Limits, Machine, Program, Step};
 use serde_json::Value as Json;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Where one call stands in the envelope's own bookkeeping.
-#[derive(Debug, Clone, PartialEq)]
-enum CallState {
-    /// In a batch, not yet launched.
-    Queued,
-    /// Launched; its permission decision is pending.
-    Asking,
-    /// Allowed; not yet handed to the host in a [`Event::Dispatch`].
-    Allowed,
-    /// Dispatched; no answer yet.
-    Running { deadline: Option<Instant> },
-    /// Ended one way or another (the audit record says how).
-    Ended,
-}
-
-impl CallState {
-    fn name(&self) -> &'static str {
-        match self {
-            CallState::Queued => "queued",
-            CallState::Asking => "awaiting permission",
-            CallState::Allowed => "allowed",
-            CallState::Running { .. } => "running",
-            CallState::Ended => "ended",
-        }
-    }
-}
-
-/// The suspension being serviced: one call or one batch.
-///
-/// Only its calls can be anything but ended (a suspension resumes when every member has
-/// ended, and the next one starts after), so their states live here, beside their results
-/// and their requests' arguments, and every call before `first` is ended. Positions are
-/// `u32` (a run makes far fewer than 2^32 calls); a lone call's slot is inline and a
-/// batch's are one boxed slice (made whole, never grown), which becomes the machine's list
-/// of results in place.
-#[derive(Debug)]
-struct Batch {
-    /// Index of its first call in `Envelope::calls`.
-    first: u32,
-    /// Next position to launch.
-    next: u32,
-    /// Members ended.
-    done: u32,
-    /// By position: the call's state, and what it is dispatched with or ended with.
-    slots: Slots,
-    /// Whether this is the script's provably direct call.
-    direct: bool,
-    /// A single call (`Step::Tool`), resumed with `resume_tool`.
-    single: bool,
-}
-
-/// One call of the suspension being serviced (32 bytes, so that a batch's slots become
-/// the machine's list of results in place).
-#[derive(Debug)]
-struct Slot {
-    state: CallState,
-    held: Held,
-}
-
-/// What a slot holds besides its state: the converted arguments until the call is
-/// dispatched, then its guest value once it ended. (A call whose arguments were refused
-/// holds nothing; its message waits in [`Cold::refusals`] for its launch.)
-#[derive(Debug)]
-enum Held {
-    Nothing,
-    /// The converted, validated arguments; the rest of the call's [`CallRequest`] is its
-    /// audit record's.
-    Args(Arc<Json>),
-    /// The guest value of a call that ended.
-    Value(Value),
-}
-
-// A batch's slots become the machine's list of results in place only when a slot's size
-// is a multiple of a value's (otherwise the allocation is shrunk: one more per batch).
-const _: () = assert!(std::mem::size_of::<Slot>().is_multiple_of(std::mem::size_of::<Value>()));
-
-impl Held {
-    /// The guest value of an ended call (nil if it has none).
-    fn into_value(self) -> Value {
-        match self {
-            Held::Value(value) => value,
-            Held::Nothing | Held::Args(_) => Value::default(),
-        }
-    }
-}
-
-/// The slots of a suspension: a lone call's inline (no allocation: most suspensions are
-/// one call), a batch's boxed.
-#[derive(Debug)]
-enum Slots {
-    One(Slot),
-    Many(Box<[Slot]>),
-}
-
-impl std::ops::Deref for Slots {
-    type Target = [Slot];
-
-    fn deref(&self) -> &[Slot] {
-        match self {
-            Slots::One(slot) => std::slice::from_ref(slot),
-            Slots::Many(slots) => slots,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Slots {
-    fn deref_mut(&mut self) -> &mut [Slot] {
-        match self {
-            Slots::One(slot) => std::slice::from_mut(slot),
-            Slots::Many(slots) => slots,
-        }
-    }
-}
-
-impl Batch {
-    /// Its number of calls.
-    fn count(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// The next position to launch.
-    fn next(&self) -> usize {
-        self.next as usize
-    }
-
-    /// Whether every member has ended.
-    fn finished(&self) -> bool {
-        self.done as usize >= self.count()
-    }
-
-    /// The index in `Envelope::calls` of its first call.
-    fn first(&self) -> usize {
-        self.first as usize
-    }
-
-    /// The state of call `call` (an index in `Envelope::calls`), if it is a member.
-    fn state(&self, call: usize) -> Option<&CallState> {
-        let position = call.checked_sub(self.first())?;
-        self.slots.get(position).map(|slot| &slot.state)
-    }
-
-    /// Sets the state of call `call`, if it is a member.
-    fn set_state(&mut self, call: usize, state: CallState) {
-        if let Some(slot) = call
-            .checked_sub(self.first())
-            .and_then(|position| self.slots.get_mut(position))
-        {
-            slot.state = state;
-        }
-    }
-
-    /// `script` or `batch` (several calls), for the denial message.
-    fn scope(&self) -> &'static str {
-        if self.count() > 1 { "batch" } else { "script" }
-    }
-}
 
 #[derive(Debug)]
 enum Phase {
