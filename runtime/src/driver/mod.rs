@@ -171,7 +171,7 @@ impl Runner {
         EnvelopeConfig {
             registry: self.registry.clone(),
             limits,
-            id: options.id.clone().unwrap_or_else(fresh_id),
+            id: options.id.clone().unwrap_or_else(options::fresh_shared_id),
             options: EnvelopeOptions {
                 // Allowing everything needs no permission round: the calls go straight to
                 // dispatch (no policy future, no second copy of each request).

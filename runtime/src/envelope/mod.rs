@@ -220,7 +220,7 @@ impl Envelope {
             })
         });
         Envelope {
-            id: id.into(),
+            id,
             machine: Some(Machine::new(program, Arc::clone(&limits))),
             registry,
             limits,
@@ -326,7 +326,7 @@ impl Envelope {
         } = config;
         let outcome = settle::refused_outcome(&id, kind, message);
         Envelope {
-            id: id.into(),
+            id,
             registry,
             limits,
             options,

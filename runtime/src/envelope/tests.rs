@@ -27,7 +27,7 @@ fn envelope(script: &str, limits: Limits, options: EnvelopeOptions, now: Instant
     let config = EnvelopeConfig {
         registry: registry(),
         limits: limits.into(),
-        id: "e".to_owned(),
+        id: "e".into(),
         options,
     };
     Envelope::compile(config, script, now)
