@@ -268,37 +268,49 @@ impl Envelope {
     /// one with [`Envelope::next_dispatch`]) an empty list.
     fn dispatch_allowed(&mut self, batch: &mut Batch) -> Option<Event> {
         if self.flags & super::PULL_DISPATCHES != 0 {
-            return Self::next_allowed(batch).map(|_| Event::Dispatch(Vec::new()));
+            return Self::next_allowed(batch, 0).map(|_| Event::Dispatch(Vec::new()));
         }
         let mut ready = Vec::new();
-        while let Some(request) = self.dispatch_one(batch) {
-            ready.push(request.1);
+        let mut from = 0;
+        while let Some((position, _, request)) = self.dispatch_one(batch, from) {
+            from = position + 1;
+            ready.push(request);
         }
         (!ready.is_empty()).then_some(Event::Dispatch(ready))
     }
 
-    /// The position of `batch`'s first allowed call, if any.
-    fn next_allowed(batch: &Batch) -> Option<usize> {
-        let launched = batch.slots.get(..batch.next()).unwrap_or_default();
-        launched
-            .iter()
-            .position(|slot| slot.state == CallState::Allowed)
+    /// The position of `batch`'s first allowed call at or after `from`, if any.
+    fn next_allowed(batch: &Batch, from: usize) -> Option<usize> {
+        let launched = batch.slots.get(from..batch.next()).unwrap_or_default();
+        let found = launched.iter().position(|slot| {
+            slot.state == CallState::Allowed && matches!(slot.held, Held::Args(_))
+        })?;
+        Some(from + found)
     }
 
-    /// Moves `batch`'s first allowed call to running: its index and request.
-    fn dispatch_one(&mut self, batch: &mut Batch) -> Option<(usize, CallRequest)> {
-        let position = Self::next_allowed(batch)?;
+    /// Moves `batch`'s first allowed call at or after `from` to running: its position,
+    /// index and request.
+    fn dispatch_one(
+        &mut self,
+        batch: &mut Batch,
+        from: usize,
+    ) -> Option<(usize, usize, CallRequest)> {
+        let position = Self::next_allowed(batch, from)?;
         let call = batch.first() + position;
         let deadline = self
             .limits()
             .tool_timeout_ms
             .and_then(|ms| self.now().checked_add(Duration::from_millis(ms)));
         let slot = batch.slots.get_mut(position)?;
-        slot.state = CallState::Running { deadline };
         let Held::Args(arguments) = std::mem::replace(&mut slot.held, Held::Nothing) else {
             return None;
         };
-        Some((call, self.request(call, position, arguments, deadline)?))
+        slot.state = CallState::Running { deadline };
+        Some((
+            position,
+            call,
+            self.request(call, position, arguments, deadline)?,
+        ))
     }
 
     /// For the driver ([`Envelope::pull_dispatches`]): moves the next allowed call to
@@ -306,9 +318,9 @@ impl Envelope {
     /// allowed call was taken.
     pub(crate) fn next_dispatch(&mut self) -> Option<(usize, CallRequest)> {
         let mut batch = self.take_batch()?;
-        let next = self.dispatch_one(&mut batch);
+        let next = self.dispatch_one(&mut batch, 0);
         self.phase = Phase::Calls(batch);
-        next
+        next.map(|(_, call, request)| (call, request))
     }
 
     /// Room for `count` more calls in the per-call vectors: exact for a run's first
