@@ -95,15 +95,15 @@ fn contracts() -> Vec<ToolContract> {
     ]
 }
 
-/// A registry whose tools answer at once.
+/// A registry whose tools answer at once: synchronous handlers (no future per call)
+/// giving structured results (no JSON text block nobody reads).
 fn instant_registry() -> Arc<Registry> {
     let mut registry = Registry::new();
     for contract in contracts() {
         let tool = contract.name.clone();
         registry
-            .register(contract, move |request: ToolRequestCtx| {
-                let json = answer(&tool, &request.arguments);
-                async move { ToolResult::json(json) }
+            .register_sync(contract, move |request: ToolRequestCtx| {
+                ToolResult::structured(answer(&tool, &request.arguments))
             })
             .expect("registers");
     }
@@ -162,8 +162,8 @@ fn check(outcome: &ptc_runtime::Outcome) {
 }
 
 /// The VM alone: the machine stepped by a minimal host that answers every request with
-/// the same handler work (the JSON answer as a [`ToolResult`]) converted to a guest value,
-/// and renders the final value.
+/// the same handler work (the JSON answer as a structured [`ToolResult`]) converted to a
+/// guest value, and renders the final value.
 /// `limits` is shared, as a runner shares its budgets with every run.
 fn vm_alone(program: &Arc<Program>, limits: &Arc<Limits>) -> String {
     let mut machine = Machine::new(Arc::clone(program), Arc::clone(limits));
@@ -197,7 +197,7 @@ fn guest_answer(machine: &mut Machine, request: &ptc_vm::ToolRequest, limits: &L
         other => panic!("keyword arguments expected, not {other}"),
     };
     // The same handler work as the registered tools: the answer as a `ToolResult`.
-    let result = ToolResult::json(answer(&request.tool, &Json::Object(object)));
+    let result = ToolResult::structured(answer(&request.tool, &Json::Object(object)));
     let json = result.structured.as_ref().expect("structured");
     ptc_runtime::convert::from_json(json, machine.symbols_mut(), limits).expect("result converts")
 }

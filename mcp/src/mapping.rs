@@ -70,6 +70,14 @@ pub fn to_tool_result(result: &Json) -> ToolResult {
     if structured.is_none() && content.is_empty() {
         return ToolResult::text("");
     }
+    if content.is_empty() {
+        // An upstream result with no blocks reads as an empty text, as it always has (a
+        // runtime result without blocks reads as its structured value's JSON instead:
+        // `ToolResult::structured`).
+        content.push(Content::Text {
+            text: String::new(),
+        });
+    }
     ToolResult {
         content,
         structured,
@@ -168,6 +176,10 @@ mod tests {
         let r = to_tool_result(&json!({"content": [{"type": "text", "text": "{}"}],
                                        "structuredContent": {"t": 1}}));
         assert_eq!(r.structured, Some(json!({"t": 1})));
+        // Structured content with no blocks still reads as an empty text.
+        let r = to_tool_result(&json!({"content": [], "structuredContent": {"t": 1}}));
+        assert_eq!(r.structured, Some(json!({"t": 1})));
+        assert_eq!(r.joined_text(), "");
         let r = to_tool_result(&json!({"content": [{"type": "text", "text": "no"}],
                                        "isError": true}));
         assert!(r.is_error);

@@ -170,7 +170,7 @@ impl Program {
         let config = EnvelopeConfig {
             registry: self.registry.clone(),
             limits: Arc::clone(&self.limits),
-            id: id.unwrap_or_else(ptc_runtime::fresh_id),
+            id: id.unwrap_or_else(ptc_runtime::fresh_id).into(),
             options: EnvelopeOptions {
                 ask_permission,
                 journal: false,

@@ -10,7 +10,11 @@
 //!
 //! A call's token is made only when something needs it (`CallCancel`): its handler asks,
 //! the driver must watch it (a handler on the blocking pool), or the call is cancelled. A
-//! call suspended on a handler that never asks holds a 32-byte cell instead of a token.
+//! call suspended on a handler that never asks holds a 32-byte cell instead of a token,
+//! and a call whose handler answers at once ([`ToolHandler::call_now`], run inline) not
+//! even a shared cell: the driver never holds it.
+//!
+//! [`ToolHandler::call_now`]: crate::ToolHandler::call_now
 //!
 //! Invariants:
 //! - Once cancelled, a token stays cancelled, and every waiter — present or future — is
@@ -59,15 +63,57 @@ pub use tokio_util::sync::CancellationToken as CancelToken;
 
 use std::sync::{Arc, OnceLock};
 
-/// One nested call's cancellation, shared by the driver and the call's contexts: its
-/// [`CancelToken`] is made on first use (see the module docs).
-#[derive(Clone, Default)]
-pub(crate) struct CallCancel(Arc<OnceLock<CancelToken>>);
+/// One nested call's cancellation: its [`CancelToken`], made on first use (see the module
+/// docs). Shared by the driver and the call's contexts once the driver holds the call;
+/// a call that no one else holds (its handler answered at once, or a context made with
+/// [`ToolRequestCtx::new`](crate::ToolRequestCtx::new)) keeps its cell alone, with no
+/// allocation until a token is asked for.
+pub(crate) enum CallCancel {
+    /// Held by the driver and the call's contexts.
+    Shared(Arc<OnceLock<CancelToken>>),
+    /// Held by one context (and its clones, which share the token itself).
+    Alone(OnceLock<CancelToken>),
+}
+
+impl Default for CallCancel {
+    /// A cell nobody else holds yet ([`CallCancel::share`] makes it shared).
+    fn default() -> Self {
+        CallCancel::Alone(OnceLock::new())
+    }
+}
+
+impl Clone for CallCancel {
+    /// The same cancellation: a shared cell is shared again; a lone cell's token is made
+    /// now, so that both clones see (and cancel) the same one.
+    fn clone(&self) -> Self {
+        match self {
+            CallCancel::Shared(cell) => CallCancel::Shared(Arc::clone(cell)),
+            CallCancel::Alone(_) => CallCancel::Alone(OnceLock::from(self.token().clone())),
+        }
+    }
+}
 
 impl CallCancel {
+    /// A cell shared from the start (for a call the driver holds).
+    pub(crate) fn shared() -> Self {
+        CallCancel::Shared(Arc::default())
+    }
+
+    /// This cancellation made shared (a token already made stays the one), and a handle on
+    /// it for the driver.
+    pub(crate) fn share(&mut self) -> CallCancel {
+        if let CallCancel::Alone(cell) = self {
+            *self = CallCancel::Shared(Arc::new(std::mem::take(cell)));
+        }
+        self.clone()
+    }
+
     /// The call's token, made now if nobody needed it before.
     pub(crate) fn token(&self) -> &CancelToken {
-        self.0.get_or_init(CancelToken::new)
+        match self {
+            CallCancel::Shared(cell) => cell.get_or_init(CancelToken::new),
+            CallCancel::Alone(cell) => cell.get_or_init(CancelToken::new),
+        }
     }
 
     /// Cancels the call: its token, made now (already cancelled) if nobody asked for it.
@@ -77,14 +123,18 @@ impl CallCancel {
 
     /// Whether the call was cancelled (a call whose token was never made was not).
     pub(crate) fn is_cancelled(&self) -> bool {
-        self.0.get().is_some_and(CancelToken::is_cancelled)
+        let cell = match self {
+            CallCancel::Shared(cell) => &**cell,
+            CallCancel::Alone(cell) => cell,
+        };
+        cell.get().is_some_and(CancelToken::is_cancelled)
     }
 }
 
 impl std::fmt::Debug for CallCancel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallCancel")
-            .field("made", &self.0.get().is_some())
+            .field("shared", &matches!(self, CallCancel::Shared(_)))
             .field("cancelled", &self.is_cancelled())
             .finish()
     }
@@ -114,7 +164,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_call_token_made_after_its_cancellation_is_already_cancelled() {
-        let driver = CallCancel::default();
+        let driver = CallCancel::shared();
         let handler = driver.clone();
         assert!(!driver.is_cancelled());
         driver.cancel();
@@ -126,7 +176,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_call_token_asked_for_first_is_the_one_the_driver_cancels() {
-        let driver = CallCancel::default();
+        let driver = CallCancel::shared();
         let handler = driver.clone();
         let token = handler.token().clone();
         assert!(!driver.is_cancelled());
@@ -137,5 +187,31 @@ mod tests {
         // Cancelling again is harmless.
         driver.cancel();
         assert!(driver.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_lone_cell_shares_its_token_with_clones_and_when_made_shared() {
+        // Clones of a lone cell see the same token, made by the clone.
+        let alone = CallCancel::default();
+        assert!(!alone.is_cancelled());
+        let clone = alone.clone();
+        clone.cancel();
+        assert!(alone.is_cancelled());
+        // A lone cell whose token was made keeps it when shared; the driver's handle
+        // cancels what the context sees.
+        let mut context = CallCancel::default();
+        let token = context.token().clone();
+        let driver = context.share();
+        assert!(matches!(context, CallCancel::Shared(_)));
+        driver.cancel();
+        assert!(token.is_cancelled());
+        assert!(context.is_cancelled());
+        token.cancelled().await;
+        // One shared before any token was made makes it on first use, for both.
+        let mut fresh = CallCancel::default();
+        let watcher = fresh.share();
+        assert!(!watcher.is_cancelled());
+        fresh.cancel();
+        assert!(watcher.is_cancelled());
     }
 }

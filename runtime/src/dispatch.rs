@@ -21,7 +21,7 @@
 //!   call ends at that poll.
 
 use crate::audit::{PREVIEW_CHARS, Status, preview};
-use crate::cancel::CancelToken;
+use crate::cancel::{CallCancel, CancelToken};
 use crate::convert;
 use crate::envelope::Failure;
 use crate::policy::{Decision, PermissionPolicy};
@@ -85,10 +85,22 @@ pub(crate) fn check_policy(
     }
 }
 
-/// Calls the handler for `ctx` (a panic in `call` itself is contained): its future.
-fn start(handler: &dyn ToolHandler, ctx: ToolRequestCtx) -> Result<BoxFuture<ToolResult>, Failure> {
-    std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx)))
-        .map_err(|payload| Failure::Panicked(panic_text(&*payload)))
+/// What a handler gave back when it was called.
+enum Started {
+    /// It answered at once ([`ToolHandler::call_now`]).
+    Now(ToolResult),
+    /// Its future.
+    Later(BoxFuture<ToolResult>),
+}
+
+/// Calls the handler for `ctx`, at once if it can answer so, else for its future (a panic
+/// in either call is contained).
+fn start(handler: &dyn ToolHandler, ctx: ToolRequestCtx) -> Result<Started, Failure> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| match handler.call_now(ctx) {
+        Ok(result) => Started::Now(result),
+        Err(ctx) => Started::Later(handler.call(ctx)),
+    }))
+    .map_err(|payload| Failure::Panicked(panic_text(&*payload)))
 }
 
 /// The handler's answer with panics contained, or `Cancelled` once `cancel` fires.
@@ -115,39 +127,63 @@ async fn finish(future: BoxFuture<ToolResult>, cancel: CancelToken) -> ChildEnd 
 async fn contained(handler: Arc<dyn ToolHandler>, ctx: ToolRequestCtx) -> ChildEnd {
     let cancel = ctx.cancel().clone();
     match start(&*handler, ctx) {
-        Ok(future) => finish(future, cancel).await,
+        Ok(Started::Now(result)) => ChildEnd::Finished(result),
+        Ok(Started::Later(future)) => finish(future, cancel).await,
         Err(failure) => ChildEnd::Failed(failure),
     }
 }
 
-/// Runs `handler` for `ctx` as `isolation` says. Inline, the handler is called here and
-/// its own future is what runs (the shared handler is not even cloned, and nothing wraps
-/// it); on the blocking pool, the future resolves as soon as the call's token is cancelled,
-/// whatever the handler is doing.
+/// A dispatched call after [`launch`]: ended already, or running with the cancellation the
+/// driver holds.
+pub(crate) enum Launch {
+    /// The handler answered at once (or failed to start): nothing runs.
+    Ended(ChildEnd),
+    /// The handler's future, and the call's cancellation, shared with its context.
+    Running(CallCancel, Running),
+}
+
+/// Runs `handler` for `ctx` as `isolation` says. Inline, the handler is called here: an
+/// answer given at once ([`ToolHandler::call_now`]) ends the call now, and otherwise the
+/// handler's own future is what runs (the shared handler is not even cloned, and nothing
+/// wraps it); only then is the call's cancellation shared with the driver. On the blocking
+/// pool, the future resolves as soon as the call's token is cancelled, whatever the
+/// handler is doing.
 pub(crate) fn launch(
     handler: &Arc<dyn ToolHandler>,
-    ctx: ToolRequestCtx,
+    mut ctx: ToolRequestCtx,
     isolation: Isolation,
-) -> Running {
+) -> Launch {
     let handle = match isolation {
         Isolation::Thread => tokio::runtime::Handle::try_current().ok(),
         Isolation::Inline => None,
     };
     let Some(handle) = handle else {
-        return match start(&**handler, ctx) {
-            Ok(future) => Running::Inline(future),
-            Err(failure) => Running::Away(Box::pin(std::future::ready(ChildEnd::Failed(failure)))),
+        let answered = std::panic::catch_unwind(AssertUnwindSafe(|| handler.call_now(ctx)));
+        let mut ctx = match answered {
+            Ok(Ok(result)) => return Launch::Ended(ChildEnd::Finished(result)),
+            Ok(Err(ctx)) => ctx,
+            Err(payload) => {
+                return Launch::Ended(ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))));
+            }
+        };
+        let cancel = ctx.cancel.share();
+        return match std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(ctx))) {
+            Ok(future) => Launch::Running(cancel, Running::Inline(future)),
+            Err(payload) => {
+                Launch::Ended(ChildEnd::Failed(Failure::Panicked(panic_text(&*payload))))
+            }
         };
     };
+    let cancel = ctx.cancel.share();
     // Watched from here: this call's token is made now.
-    let cancel = ctx.cancel().clone();
+    let token = cancel.token().clone();
     let handler = Arc::clone(handler);
     let task = tokio::task::spawn_blocking(move || handle.block_on(contained(handler, ctx)));
-    Running::Away(Box::pin(async move {
+    let future = Running::Away(Box::pin(async move {
         let mut task = task;
         tokio::select! {
             biased;
-            () = cancel.cancelled() => {
+            () = token.cancelled() => {
                 // Give the handler's thread a moment to drop its future; a thread
                 // stuck in a blocking call is abandoned after the grace period.
                 let _ = tokio::time::timeout(CANCEL_GRACE, &mut task).await;
@@ -157,7 +193,8 @@ pub(crate) fn launch(
                 ChildEnd::Failed(Failure::Panicked(error.to_string()))
             }),
         }
-    }))
+    }));
+    Launch::Running(cancel, future)
 }
 
 /// A launched call's future ([`launch`]).
@@ -241,9 +278,53 @@ pub(crate) fn settle_owned(
     }
 }
 
-/// The audit preview of `result`'s text.
+/// The audit preview of `result`'s text; a structured-only result's JSON is rendered only
+/// as far as the preview reaches.
 fn text_preview(result: &ToolResult) -> String {
-    preview(&joined_text(result), PREVIEW_CHARS)
+    match result.structured_only() {
+        Some(json) => json_preview(json),
+        None => preview(&joined_text(result), PREVIEW_CHARS),
+    }
+}
+
+/// [`preview`] of `json`'s compact text, rendering no more of it than the preview shows.
+fn json_preview(json: &serde_json::Value) -> String {
+    /// Takes whole writes until it holds `limit` bytes, then refuses the rest.
+    struct Upto {
+        bytes: Vec<u8>,
+        limit: usize,
+    }
+    impl std::io::Write for Upto {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.bytes.len() >= self.limit {
+                return Err(std::io::Error::other("the preview is full"));
+            }
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // PREVIEW_CHARS + 1 characters fit in four bytes each: enough to know whether the
+    // text is cut, and where. (128 bytes first, as `serde_json::to_string` starts.)
+    let mut upto = Upto {
+        bytes: Vec::with_capacity(128),
+        limit: 4 * (PREVIEW_CHARS + 1),
+    };
+    // A refused write only stops the rendering; what was taken is the text's start.
+    let _ = serde_json::to_writer(&mut upto, json);
+    // serde_json writes whole characters, so the start is UTF-8.
+    let mut text = String::from_utf8(upto.bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+    if text.len() > PREVIEW_CHARS
+        && let Some((byte, _)) = text.char_indices().nth(PREVIEW_CHARS)
+    {
+        text.truncate(byte);
+        text.push_str("...");
+    }
+    text
 }
 
 /// The guest value and status of `result`, and its preview when that is not the preview of
@@ -253,9 +334,12 @@ fn settle_parts(
     result: &ToolResult,
     limits: &Limits,
 ) -> (Value, Status, Option<String>) {
-    let text = joined_text(result);
     if result.is_error {
-        return (machine.error_value(&text), Status::Error, None);
+        return (
+            machine.error_value(&joined_text(result)),
+            Status::Error,
+            None,
+        );
     }
     let value = if let Some(json) = &result.structured {
         match convert::from_json(json, machine.symbols_mut(), limits) {
@@ -268,10 +352,13 @@ fn settle_parts(
                 );
             }
         }
-    } else if text.is_empty() && !result.media().is_empty() {
-        media_value(machine, result)
     } else {
-        Value::string(&*text)
+        let text = joined_text(result);
+        if text.is_empty() && !result.media().is_empty() {
+            media_value(machine, result)
+        } else {
+            Value::string(&*text)
+        }
     };
     let weight = value.weight();
     if weight.bytes > limits.value_bytes || weight.nodes > limits.value_nodes {
@@ -289,6 +376,9 @@ fn settle_parts(
 
 /// [`ToolResult::joined_text`], borrowed when there is at most one text block.
 fn joined_text(result: &ToolResult) -> std::borrow::Cow<'_, str> {
+    if result.structured_only().is_some() {
+        return std::borrow::Cow::Owned(result.joined_text());
+    }
     let mut texts = result.content.iter().filter_map(|block| match block {
         Content::Text { text } => Some(text.as_str()),
         _ => None,
@@ -387,6 +477,46 @@ mod tests {
             );
             assert_eq!(owned_result.media(), result.media());
             assert_eq!(owned_result.notes, result.notes);
+        }
+    }
+
+    /// A structured-only result settles as the same value's `ToolResult::json` does: the
+    /// same guest value, status and preview (its JSON rendered only as far as the preview
+    /// reaches), owned or borrowed.
+    #[test]
+    fn a_structured_result_settles_as_its_json_result() {
+        let values = [
+            serde_json::json!({"id": 7, "name": "ada"}),
+            serde_json::json!([1, 2.5, null, true, "x"]),
+            serde_json::json!("a".repeat(PREVIEW_CHARS - 2)),
+            serde_json::json!("a".repeat(PREVIEW_CHARS - 1)),
+            serde_json::json!("a".repeat(PREVIEW_CHARS)),
+            serde_json::json!({"text": "é\"\n\u{1F600}".repeat(400)}),
+            serde_json::json!({"deep": [[[[{"k": "v".repeat(900)}]]]]}),
+            serde_json::json!(12),
+        ];
+        let mut machine = machine();
+        let limits = Limits::default();
+        for value in values {
+            let json = ToolResult::json(value.clone());
+            let structured = ToolResult::structured(value.clone());
+            assert_eq!(structured.joined_text(), json.joined_text());
+            let expected = settle_result(&mut machine, &json, &limits);
+            for owned in [false, true] {
+                let mut result = structured.clone();
+                let settled = if owned {
+                    settle_owned(&mut machine, &mut result, &limits)
+                } else {
+                    settle_result(&mut machine, &result, &limits)
+                };
+                assert_eq!(settled.status, expected.status, "{value}");
+                assert_eq!(settled.preview, expected.preview, "{value}");
+                assert_eq!(
+                    machine.render(&settled.value),
+                    machine.render(&expected.value),
+                    "{value}"
+                );
+            }
         }
     }
 }

@@ -91,7 +91,7 @@ pub use ptc_vm::Limits;
 pub use schemars;
 pub use script::Script;
 pub use tool::{
-    BoxFuture, Content, MediaRef, Registry, RegistryError, ToolContract, ToolHandler,
+    BoxFuture, Content, MediaRef, Registry, RegistryError, SyncHandler, ToolContract, ToolHandler,
     ToolRequestCtx, ToolResult,
 };
 #[cfg(feature = "typed")]

@@ -178,6 +178,35 @@ impl ToolResult {
         }
     }
 
+    /// A successful structured result without content blocks: the guest receives the same
+    /// value as from [`ToolResult::json`], and whoever needs the result's text (the audit
+    /// preview, a direct call's outcome text, [`ToolResult::joined_text`]) renders the
+    /// compact JSON then, so a tool answering a script pays for no text nobody reads. The
+    /// one difference a host sees is in [`crate::Outcome::direct_result`]: its `content`
+    /// is empty.
+    ///
+    /// ```
+    /// use ptc_runtime::ToolResult;
+    /// use serde_json::json;
+    ///
+    /// let result = ToolResult::structured(json!({"temp": 11}));
+    /// assert!(result.content.is_empty());
+    /// assert_eq!(result.joined_text(), ToolResult::json(json!({"temp": 11})).joined_text());
+    /// ```
+    #[must_use]
+    pub fn structured(value: serde_json::Value) -> Self {
+        ToolResult {
+            structured: Some(value),
+            ..ToolResult::default()
+        }
+    }
+
+    /// The structured value of a result that has no content blocks, whose text is that
+    /// value's compact JSON ([`ToolResult::structured`]).
+    pub(crate) fn structured_only(&self) -> Option<&serde_json::Value> {
+        self.structured.as_ref().filter(|_| self.content.is_empty())
+    }
+
     /// A failed result with `message`.
     #[must_use]
     pub fn error(message: impl Into<String>) -> Self {
@@ -194,9 +223,13 @@ impl ToolResult {
         self
     }
 
-    /// The text blocks joined with newlines.
+    /// The text blocks joined with newlines; for a result with no content blocks but a
+    /// structured value ([`ToolResult::structured`]), that value's compact JSON.
     #[must_use]
     pub fn joined_text(&self) -> String {
+        if let Some(value) = self.structured_only() {
+            return serde_json::to_string(value).unwrap_or_default();
+        }
         let mut out = String::new();
         for block in &self.content {
             if let Content::Text { text } = block {
@@ -282,10 +315,27 @@ impl ToolRequestCtx {
     }
 }
 
-/// An asynchronous tool implementation.
+/// A tool implementation: asynchronous ([`ToolHandler::call`]), or answering at once
+/// ([`ToolHandler::call_now`], [`SyncHandler`]).
 pub trait ToolHandler: Send + Sync {
     /// Runs one call.
     fn call(&self, request: ToolRequestCtx) -> BoxFuture<ToolResult>;
+
+    /// Answers one call at once, without a future, when the handler can; otherwise gives
+    /// the request back, and the driver runs it with [`ToolHandler::call`]. The default
+    /// gives every request back.
+    ///
+    /// The driver asks this first, on the thread where the handler runs (the driver's own
+    /// task with [`crate::Isolation::Inline`], a blocking-pool thread with
+    /// [`crate::Isolation::Thread`]). An answer given here costs the call no boxed future
+    /// and, inline, no cancellation cell shared with the driver: nothing can cancel a call
+    /// that has already answered. A panic here is contained as in `call`.
+    ///
+    /// # Errors
+    /// The request itself, untouched, when the handler answers only through `call`.
+    fn call_now(&self, request: ToolRequestCtx) -> Result<ToolResult, ToolRequestCtx> {
+        Err(request)
+    }
 }
 
 impl<F, Fut> ToolHandler for F
@@ -295,6 +345,30 @@ where
 {
     fn call(&self, request: ToolRequestCtx) -> BoxFuture<ToolResult> {
         Box::pin(self(request))
+    }
+}
+
+/// A handler that answers every call at once: a plain function from the request to its
+/// result ([`Registry::register_sync`]). Its [`ToolHandler::call_now`] answers; its
+/// [`ToolHandler::call`] answers too, in a future already complete.
+///
+/// For handlers that compute their answer without waiting (a lookup, a computation, a
+/// reply already in memory). Under [`crate::Isolation::Inline`] the handler runs on the
+/// driver's task, so it must not block; under [`crate::Isolation::Thread`] it runs on the
+/// blocking pool like any handler.
+#[derive(Clone, Copy, Debug)]
+pub struct SyncHandler<F>(pub F);
+
+impl<F> ToolHandler for SyncHandler<F>
+where
+    F: Fn(ToolRequestCtx) -> ToolResult + Send + Sync,
+{
+    fn call(&self, request: ToolRequestCtx) -> BoxFuture<ToolResult> {
+        Box::pin(std::future::ready((self.0)(request)))
+    }
+
+    fn call_now(&self, request: ToolRequestCtx) -> Result<ToolResult, ToolRequestCtx> {
+        Ok((self.0)(request))
     }
 }
 
@@ -427,6 +501,40 @@ impl Registry {
         handler: impl ToolHandler + 'static,
     ) -> Result<&mut Self, RegistryError> {
         self.register_arc(contract, Arc::new(handler))
+    }
+
+    /// Registers a tool whose handler answers every call at once, without a future
+    /// ([`SyncHandler`]): the cheapest kind of handler for a tool that does not wait.
+    ///
+    /// ```
+    /// use ptc_runtime::{Isolation, Registry, RunOptions, Runner, ToolContract, ToolResult};
+    /// use serde_json::json;
+    /// use std::sync::Arc;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut registry = Registry::new();
+    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    /// registry.register_sync(ToolContract::new("Double", "Doubles n.", schema), |request| {
+    ///     let n = request.arguments["n"].as_i64().unwrap_or(0);
+    ///     ToolResult::structured(json!({"n": n * 2}))
+    /// })?;
+    /// let runner = Runner::new(Arc::new(registry)).with_isolation(Isolation::Inline);
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// let outcome = rt.block_on(runner.run("(plist-get (Double :n 21) :n)", RunOptions::new()));
+    /// assert_eq!(outcome.text, "42");
+    /// assert_eq!(outcome.calls[0].preview.as_deref(), Some(r#"{"n":42}"#));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Registry::register`].
+    pub fn register_sync(
+        &mut self,
+        contract: ToolContract,
+        handler: impl Fn(ToolRequestCtx) -> ToolResult + Send + Sync + 'static,
+    ) -> Result<&mut Self, RegistryError> {
+        self.register(contract, SyncHandler(handler))
     }
 
     /// Registers a tool whose handler is already shared.

@@ -55,7 +55,7 @@ pub(super) fn start_run(
     let config = EnvelopeConfig {
         registry,
         limits: limits.into(),
-        id: envelope_id,
+        id: envelope_id.into(),
         options: EnvelopeOptions {
             ask_permission: false,
             ..EnvelopeOptions::default()

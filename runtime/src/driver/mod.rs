@@ -16,8 +16,11 @@
 //!   worker to steal the run, after every call.
 //! - A run's state (the envelope, its calls) is one allocation, plus one for what only some
 //!   runs have (a host token, a progress sink, a permission round's policy, a journal
-//!   guard, host data); the future is small. A lone call is polled in place; a batch of up to eight calls in
-//!   flight shares one vector; only a larger one uses a `FuturesUnordered`. Each call's
+//!   guard, host data); the future is small. The envelope hands dispatched calls over one
+//!   by one (no list per batch). A call whose inline handler answers at once
+//!   ([`crate::ToolHandler::call_now`]) ends at its dispatch and is never held; otherwise
+//!   a lone call is polled in place, a batch of up to eight calls in flight shares one
+//!   vector, and only a larger one uses a `FuturesUnordered`. Each held call's
 //!   cancellation lives with its future; its token is made only when the handler asks for
 //!   it, a handler on the blocking pool is watched, or the call is cancelled
 //!   ([`crate::cancel`]).
@@ -27,25 +30,27 @@
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
 //!
 //! Split by seam: this module holds the [`Runner`] and the drive loop; `options` the
-//! per-run [`RunOptions`] and [`fresh_id`]; `in_flight` the container of the calls'
-//! futures.
+//! per-run [`RunOptions`] and [`fresh_id`]; `held` the calls a run holds (being decided,
+//! running); `in_flight` the container of the calls' futures.
 
+mod held;
 mod in_flight;
 mod options;
 
 pub use options::{InputsError, RunOptions, fresh_id};
 
-use crate::cancel::{CallCancel, CancelToken};
+use crate::cancel::CancelToken;
 use crate::context::{RunData, ToolFilter};
-use crate::dispatch::{self, ChildEnd, Isolation};
-use crate::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
+use crate::dispatch::{self, ChildEnd, Isolation, Launch};
+use crate::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event};
 use crate::journal::JournalStore;
 use crate::outcome::Outcome;
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
 use crate::progress::ProgressSink;
 use crate::script::Script;
-use crate::tool::{BoxFuture, Registry, ToolRequestCtx};
+use crate::tool::Registry;
 use futures::FutureExt as _;
+use held::{Calls, Launched};
 use in_flight::InFlight;
 use ptc_vm::{Limits, Program};
 use std::pin::Pin;
@@ -166,7 +171,7 @@ impl Runner {
         EnvelopeConfig {
             registry: self.registry.clone(),
             limits,
-            id: options.id.clone().unwrap_or_else(fresh_id),
+            id: options.id.clone().unwrap_or_else(options::fresh_shared_id),
             options: EnvelopeOptions {
                 // Allowing everything needs no permission round: the calls go straight to
                 // dispatch (no policy future, no second copy of each request).
@@ -372,6 +377,7 @@ impl Runner {
             rare,
         });
         state.envelope.hand_over_outcome();
+        state.envelope.pull_dispatches();
         self.drive_state(state)
     }
 
@@ -379,6 +385,11 @@ impl Runner {
         loop {
             match self.answer(&mut state) {
                 Next::Again => {}
+                Next::Ended(calls) => {
+                    for _ in 0..calls {
+                        tokio::task::coop::consume_budget().await;
+                    }
+                }
                 Next::Pause => tokio::task::yield_now().await,
                 Next::Journal(record) => {
                     let written = match &self.journal {
@@ -457,24 +468,30 @@ impl Runner {
                     report(envelope, progress);
                 }
             }
-            Event::Dispatch(requests) => {
-                for request in requests {
+            Event::Dispatch(_) => {
+                // The envelope hands the requests over one by one, with their indices
+                // (`Envelope::pull_dispatches`): no list per batch.
+                let mut ended = 0;
+                while let Some((call, request)) = envelope.next_dispatch() {
                     let Some(tool) = self.registry.get(&request.tool) else {
                         continue;
                     };
-                    // The envelope just issued this id, so it has an index.
-                    let Some(call) = envelope.index_of(&request.id) else {
-                        continue;
-                    };
-                    let handler = &tool.handler;
                     let ctx = calls.dispatching(request, run_data(rare));
-                    let cancel = ctx.cancel.clone();
-                    let future = dispatch::launch(handler, ctx, self.isolation);
-                    calls.running.push(Launched {
-                        call,
-                        cancel,
-                        future,
-                    });
+                    match dispatch::launch(&tool.handler, ctx, self.isolation) {
+                        // Answered at once: nothing to hold or poll.
+                        Launch::Ended(end) => {
+                            end_call(envelope, call, end, progress);
+                            ended += 1;
+                        }
+                        Launch::Running(cancel, future) => calls.running.push(Launched {
+                            call,
+                            cancel,
+                            future,
+                        }),
+                    }
+                }
+                if ended > 0 {
+                    return Next::Ended(ended);
                 }
             }
         }
@@ -486,6 +503,9 @@ impl Runner {
 enum Next {
     /// Poll the envelope again.
     Again,
+    /// This many calls answered at once at their dispatch: spend a unit of the cooperative
+    /// budget for each (as for a call that ends during a wait), then poll again.
+    Ended(usize),
     /// Yield to the executor, then poll again.
     Pause,
     /// Write this record, then acknowledge it.
@@ -581,15 +601,8 @@ impl RunState {
                 };
             }
             Woke::Ended(call, end) => {
-                envelope.advance(Instant::now());
-                // An answer for a call that timed out meanwhile is refused.
-                let _ = match end {
-                    ChildEnd::Finished(result) => envelope.complete_at(call, result),
-                    ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
-                    ChildEnd::Cancelled => Ok(()),
-                };
                 let progress = self.rare.as_ref().and_then(|rare| rare.progress.as_ref());
-                report(envelope, progress);
+                end_call(envelope, call, end, progress);
                 return true;
             }
             Woke::Deadline => {}
@@ -611,123 +624,21 @@ impl RunState {
     }
 }
 
-/// A dispatched call: its index in the envelope, its cancellation and the handler's future.
-struct Launched {
+/// Feeds how call `call` ended to the envelope, and reports the snapshots it took.
+fn end_call(
+    envelope: &mut Envelope,
     call: usize,
-    cancel: CallCancel,
-    future: dispatch::Running,
-}
-
-impl Future for Launched {
-    type Output = (usize, ChildEnd);
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let cancelled = self.cancel.is_cancelled();
-        let end = std::task::ready!(self.future.poll_end(cx, cancelled));
-        Poll::Ready((self.call, end))
-    }
-}
-
-/// The permission round of one run: the calls being decided.
-struct Asking {
-    /// Calls whose permission is being decided, with their cancellations.
-    asked: Vec<(Arc<str>, CallCancel)>,
-    deciding: InFlight<BoxFuture<(Arc<str>, Decision)>>,
-}
-
-/// The calls the driver holds for one run.
-struct Calls {
-    /// The permission round's part, made by the first ask (a run under `AllowAll` has
-    /// none).
-    asking: Option<Box<Asking>>,
-    running: InFlight<Launched>,
-}
-
-impl Calls {
-    /// The permission round's part, made on first use.
-    fn asking(&mut self) -> &mut Asking {
-        self.asking.get_or_insert_with(|| {
-            Box::new(Asking {
-                asked: Vec::new(),
-                deciding: InFlight::Idle,
-            })
-        })
-    }
-
-    /// The policy's view of `request`, with the call's cancellation (kept for its
-    /// dispatch).
-    fn ask(&mut self, request: &CallRequest, run_data: RunData) -> ToolRequestCtx {
-        let cancel = CallCancel::default();
-        self.asking()
-            .asked
-            .push((request.id.clone(), cancel.clone()));
-        ToolRequestCtx {
-            id: request.id.clone(),
-            parent_id: request.parent_id.clone(),
-            source: "ptc",
-            tool: request.tool.clone(),
-            arguments: request.arguments.clone(),
-            cancel,
-            run_data,
-        }
-    }
-
-    /// The handler's view of `request`, taking it whole; the call's cancellation is the one
-    /// its policy saw, if it was asked.
-    fn dispatching(&mut self, request: CallRequest, run_data: RunData) -> ToolRequestCtx {
-        let asked = self.asking.as_mut().and_then(|asking| {
-            let index = asking.asked.iter().position(|(id, _)| *id == request.id)?;
-            Some(asking.asked.swap_remove(index).1)
-        });
-        let cancel = asked.unwrap_or_default();
-        ToolRequestCtx {
-            id: request.id,
-            parent_id: request.parent_id,
-            source: "ptc",
-            tool: request.tool,
-            arguments: request.arguments,
-            cancel,
-            run_data,
-        }
-    }
-
-    fn cancel(&mut self, envelope: &Envelope, ids: &[String]) {
-        if let Some(asking) = self.asking.as_mut() {
-            for id in ids {
-                if let Some(index) = asking.asked.iter().position(|(asked, _)| **asked == **id) {
-                    asking.asked.swap_remove(index).1.cancel();
-                }
-            }
-        }
-        let calls: Vec<usize> = ids.iter().filter_map(|id| envelope.index_of(id)).collect();
-        for launched in self.running.iter() {
-            if calls.contains(&launched.call) {
-                launched.cancel.cancel();
-            }
-        }
-        // An inline call is not woken by its token: the next poll must reach it.
-        self.running.requeue();
-    }
-
-    fn cancel_all(&mut self) {
-        if let Some(asking) = self.asking.as_mut() {
-            for (_, token) in asking.asked.drain(..) {
-                token.cancel();
-            }
-        }
-        for launched in self.running.iter() {
-            launched.cancel.cancel();
-        }
-        self.running.requeue();
-    }
-}
-
-impl Drop for Calls {
-    /// A run whose future is dropped cancels every call it still holds, so no handler
-    /// (nor a blocking-pool thread driving one) outlives its run.
-    fn drop(&mut self) {
-        self.cancel_all();
-    }
+    end: ChildEnd,
+    progress: Option<&Arc<dyn ProgressSink>>,
+) {
+    envelope.advance(Instant::now());
+    // An answer for a call that timed out meanwhile is refused.
+    let _ = match end {
+        ChildEnd::Finished(result) => envelope.complete_at(call, result),
+        ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
+        ChildEnd::Cancelled => Ok(()),
+    };
+    report(envelope, progress);
 }
 
 /// The run's host data, for a call's context (none unless the run has a [`Rare`]).

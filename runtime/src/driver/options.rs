@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// the fields are private so that new options never break a host.
 #[derive(Clone, Default)]
 pub struct RunOptions {
-    pub(super) id: Option<String>,
+    pub(super) id: Option<Arc<str>>,
     /// Made on first ask ([`RunOptions::cancel_token`]): a run nobody can cancel has none.
     pub(super) cancel: std::sync::OnceLock<CancelToken>,
     pub(super) progress: Option<Arc<dyn ProgressSink>>,
@@ -48,9 +48,11 @@ impl RunOptions {
         Self::default()
     }
 
-    /// The envelope id (the host's tool-use id); a fresh `ptc-TAG-N` when not set.
+    /// The envelope id (the host's tool-use id); a fresh `ptc-TAG-N` when not set. Kept
+    /// as one shared string (`impl Into<Arc<str>>` since 2026-12-03: a `&str` or `String`
+    /// as before), which the run's envelope, outcome and calls share.
     #[must_use]
-    pub fn id(mut self, id: impl Into<String>) -> Self {
+    pub fn id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.id = Some(id.into());
         self
     }
@@ -146,6 +148,17 @@ static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
 /// the same id (and [`crate::FileJournal`] refuses a `running` record a live run owns).
 #[must_use]
 pub fn fresh_id() -> String {
+    let mut id = String::with_capacity(ID_ROOM);
+    push_fresh_id(&mut id);
+    id
+}
+
+/// Room for `ptc-TAG-N` with any `N`: 4 + 12 + 1 + 20 bytes.
+const ID_ROOM: usize = 37;
+
+/// Appends a fresh `ptc-TAG-N` to `out` ([`fresh_id`]), built without the formatting
+/// machinery.
+fn push_fresh_id(out: &mut impl std::fmt::Write) {
     static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let tag = TAG.get_or_init(|| {
         use std::hash::BuildHasher as _;
@@ -157,15 +170,37 @@ pub fn fresh_id() -> String {
             std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos));
         format!("{:012x}", hash & 0xffff_ffff_ffff)
     });
-    // Built without the formatting machinery: one per run.
     let mut digits = crate::audit::itoa_digits(NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed));
-    let digits = digits.text();
-    let mut id = String::with_capacity(4 + tag.len() + 1 + digits.len());
-    id.push_str("ptc-");
-    id.push_str(tag);
-    id.push('-');
-    id.push_str(digits);
-    id
+    // Writing to a string or a stack buffer with room cannot fail.
+    let _ = out.write_str("ptc-");
+    let _ = out.write_str(tag);
+    let _ = out.write_char('-');
+    let _ = out.write_str(digits.text());
+}
+
+/// [`fresh_id`] as the shared string a run keeps, built on the stack: one allocation.
+pub(crate) fn fresh_shared_id() -> Arc<str> {
+    /// A stack buffer of [`ID_ROOM`] bytes.
+    struct Stack {
+        bytes: [u8; ID_ROOM],
+        len: usize,
+    }
+    impl std::fmt::Write for Stack {
+        fn write_str(&mut self, text: &str) -> std::fmt::Result {
+            let end = self.len + text.len();
+            let room = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+            room.copy_from_slice(text.as_bytes());
+            self.len = end;
+            Ok(())
+        }
+    }
+    let mut stack = Stack {
+        bytes: [0; ID_ROOM],
+        len: 0,
+    };
+    push_fresh_id(&mut stack);
+    let text = stack.bytes.get(..stack.len).unwrap_or_default();
+    Arc::from(std::str::from_utf8(text).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -183,5 +218,10 @@ mod tests {
         let ((tag1, n1), (tag2, n2)) = (parts(&first), parts(&second));
         assert_eq!(tag1, tag2);
         assert!(n2 > n1, "{first} then {second}");
+        // The shared form is the same id, counted on.
+        let shared = super::fresh_shared_id();
+        let (tag3, n3) = parts(&shared);
+        assert_eq!(tag3, tag1);
+        assert!(n3 > n2, "{second} then {shared}");
     }
 }

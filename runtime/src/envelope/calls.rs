@@ -6,14 +6,21 @@
 //! running → ended); an answer that does not fit the current state is refused with an
 //! [`EnvelopeError`] before anything is touched.
 
-use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase, Slot};
+use super::batch::{Held, Slot, Slots};
+use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
 use crate::audit::{self, AuditRecord, Status};
 use crate::dispatch::{settle_owned, settle_result};
 use crate::tool::ToolResult;
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
+use serde_json::Value as Json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The fewest calls the audit grows by after a run's first suspension: a script that makes
+/// a second call usually makes a few (the agent script of issue 19 makes five in three
+/// suspensions: 1, 1, 3), and each growth is a reallocation.
+const GROWTH: usize = 4;
 
 impl Envelope {
     /// Records and prepares a suspension's requests; the phase becomes [`Phase::Calls`].
@@ -31,40 +38,53 @@ impl Envelope {
         });
         let first = self.calls.len();
         self.reserve_calls(count);
-        let pending = requests
-            .enumerate()
-            .map(|(position, request)| {
-                let prepared = self.prepare(&request, batch, position, direct);
-                // Converted: the guest's argument list is read no more.
-                request.args.release();
-                Some(prepared)
-            })
-            .collect();
+        let mut requests = requests;
+        let slots = match (count, requests.next()) {
+            (1, Some(only)) => Slots::One(self.slot(only, batch, direct)),
+            (_, head) => Slots::Many(
+                head.into_iter()
+                    .chain(requests)
+                    .map(|request| self.slot(request, batch, direct))
+                    .collect(),
+            ),
+        };
         self.report(true);
         self.phase = Phase::Calls(Batch {
             first: u32::try_from(first).unwrap_or(u32::MAX),
             next: 0,
             done: 0,
-            slots: (0..count)
-                .map(|_| Slot {
-                    state: CallState::Queued,
-                    result: None,
-                })
-                .collect(),
-            pending,
+            slots,
             direct,
             single,
         });
     }
 
-    /// The audit record and the request of one call, or why its arguments were refused.
+    /// The queued slot of `request`, its audit record made.
+    fn slot(&mut self, request: ToolRequest, batch: Option<u64>, direct: bool) -> Slot {
+        let prepared = self.prepare(&request, batch, direct);
+        // Converted: the guest's argument list is read no more.
+        request.args.release();
+        let held = match prepared {
+            Ok(arguments) => Held::Args(arguments),
+            Err(message) => {
+                let call = self.calls.len() - 1;
+                self.cold().refusals.push((call, message));
+                Held::Nothing
+            }
+        };
+        Slot {
+            state: CallState::Queued,
+            held,
+        }
+    }
+
+    /// The audit record of one call, and its converted arguments or why they were refused.
     fn prepare(
         &mut self,
         request: &ToolRequest,
         batch: Option<u64>,
-        position: usize,
         direct: bool,
-    ) -> Result<CallRequest, String> {
+    ) -> Result<Arc<Json>, String> {
         let order = self.calls.len() as u64 + 1;
         let mut record = AuditRecord::new(&self.id, order, request.tool.clone(), Status::Queued);
         record.batch = batch;
@@ -89,15 +109,7 @@ impl Envelope {
                             record.args = audit::bound_shared(&arguments);
                             record.args_omitted = record.args.is_none();
                         }
-                        Ok(CallRequest {
-                            id: record.id.clone(),
-                            parent_id: self.id.clone(),
-                            tool: request.tool.clone(),
-                            arguments,
-                            batch,
-                            position,
-                            deadline: None,
-                        })
+                        Ok(arguments)
                     }
                 }
             }
@@ -107,6 +119,26 @@ impl Envelope {
             self.cold().tracks.push(crate::progress::Track::default());
         }
         prepared
+    }
+
+    /// The request of call `call` (at `position` in its batch), from its audit record.
+    fn request(
+        &self,
+        call: usize,
+        position: usize,
+        arguments: Arc<Json>,
+        deadline: Option<Instant>,
+    ) -> Option<CallRequest> {
+        let record = self.calls.get(call)?;
+        Some(CallRequest {
+            id: Arc::clone(&record.id),
+            parent_id: Arc::clone(&self.id),
+            tool: Arc::clone(&record.tool),
+            arguments,
+            batch: record.batch,
+            position,
+            deadline,
+        })
     }
 
     /// Services the current suspension; an event to return, or `None` when the phase
@@ -127,10 +159,9 @@ impl Envelope {
             self.phase = Phase::Calls(batch);
             return Some(Event::Permission(asks));
         }
-        let ready = self.dispatch_allowed(&mut batch);
-        if !ready.is_empty() {
+        if let Some(event) = self.dispatch_allowed(&mut batch) {
             self.phase = Phase::Calls(batch);
-            return Some(Event::Dispatch(ready));
+            return Some(event);
         }
         if batch.finished() {
             self.resume(batch);
@@ -183,29 +214,39 @@ impl Envelope {
             let position = batch.next();
             batch.next += 1;
             let call = batch.first() + position;
-            // The request stays pending for its dispatch; only an ask copies it.
-            match batch.pending.get(position).and_then(Option::as_ref) {
-                Some(Err(message)) => {
-                    let message = format!("Error: {message}");
-                    self.end_with_error(batch, position, message);
-                }
-                Some(Ok(request)) => {
-                    let ask = self.options.ask_permission.then(|| request.clone());
+            // The arguments stay in the slot for its dispatch; only an ask copies the request.
+            match batch.slots.get(position).map(|slot| &slot.held) {
+                Some(Held::Args(arguments)) => {
+                    let arguments = Arc::clone(arguments);
+                    let ask = self.options.ask_permission.then_some(arguments);
                     self.set(call, Status::Running, None);
-                    if let Some(request) = ask {
+                    if let Some(arguments) = ask {
                         batch.set_state(call, CallState::Asking);
                         self.set_waiting(call, true);
                         self.flags |= super::UNREPORTED;
-                        asks.push(request);
+                        asks.extend(self.request(call, position, arguments, None));
                     } else {
                         batch.set_state(call, CallState::Allowed);
                         self.report(true);
                     }
                 }
-                None => batch.done += 1,
+                _ => match self.take_refusal(call) {
+                    Some(message) => {
+                        let message = format!("Error: {message}");
+                        self.end_with_error(batch, position, message);
+                    }
+                    None => batch.done += 1,
+                },
             }
         }
         asks
+    }
+
+    /// The refusal message of queued call `call`, taken.
+    fn take_refusal(&mut self, call: usize) -> Option<String> {
+        let refusals = &mut self.cold.as_mut()?.refusals;
+        let index = refusals.iter().position(|(refused, _)| *refused == call)?;
+        Some(refusals.swap_remove(index).1)
     }
 
     /// Calls of `batch` holding a slot: asking, allowed or running.
@@ -222,40 +263,80 @@ impl Envelope {
             .count()
     }
 
-    /// Moves every allowed call to running; the requests to dispatch.
-    fn dispatch_allowed(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
+    /// The dispatch event for the calls just allowed, if any: every allowed call moved to
+    /// running and its request in the event, or (for the driver, which takes them one by
+    /// one with [`Envelope::next_dispatch`]) an empty list.
+    fn dispatch_allowed(&mut self, batch: &mut Batch) -> Option<Event> {
+        if self.flags & super::PULL_DISPATCHES != 0 {
+            return Self::next_allowed(batch, 0).map(|_| Event::Dispatch(Vec::new()));
+        }
+        let mut ready = Vec::new();
+        let mut from = 0;
+        while let Some((position, _, request)) = self.dispatch_one(batch, from) {
+            from = position + 1;
+            ready.push(request);
+        }
+        (!ready.is_empty()).then_some(Event::Dispatch(ready))
+    }
+
+    /// The position of `batch`'s first allowed call at or after `from`, if any.
+    fn next_allowed(batch: &Batch, from: usize) -> Option<usize> {
+        let launched = batch.slots.get(from..batch.next()).unwrap_or_default();
+        let found = launched.iter().position(|slot| {
+            slot.state == CallState::Allowed && matches!(slot.held, Held::Args(_))
+        })?;
+        Some(from + found)
+    }
+
+    /// Moves `batch`'s first allowed call at or after `from` to running: its position,
+    /// index and request.
+    fn dispatch_one(
+        &mut self,
+        batch: &mut Batch,
+        from: usize,
+    ) -> Option<(usize, usize, CallRequest)> {
+        let position = Self::next_allowed(batch, from)?;
+        let call = batch.first() + position;
         let deadline = self
             .limits()
             .tool_timeout_ms
             .and_then(|ms| self.now().checked_add(Duration::from_millis(ms)));
-        let mut ready = Vec::new();
-        for position in 0..batch.next() {
-            let call = batch.first() + position;
-            if batch.state(call) != Some(&CallState::Allowed) {
-                continue;
-            }
-            if let Some(Some(Ok(mut request))) = batch.pending.get_mut(position).map(Option::take) {
-                request.deadline = deadline;
-                batch.set_state(call, CallState::Running { deadline });
-                ready.push(request);
-            }
-        }
-        // Every request handed over: a suspended run keeps no empty slots.
-        if batch.next() >= batch.count() && batch.pending.iter().all(Option::is_none) {
-            batch.pending = Box::default();
-        }
-        ready
+        let slot = batch.slots.get_mut(position)?;
+        let Held::Args(arguments) = std::mem::replace(&mut slot.held, Held::Nothing) else {
+            return None;
+        };
+        slot.state = CallState::Running { deadline };
+        Some((
+            position,
+            call,
+            self.request(call, position, arguments, deadline)?,
+        ))
+    }
+
+    /// For the driver ([`Envelope::pull_dispatches`]): moves the next allowed call to
+    /// running, after a [`Event::Dispatch`]; its index and request, `None` when every
+    /// allowed call was taken.
+    pub(crate) fn next_dispatch(&mut self) -> Option<(usize, CallRequest)> {
+        let mut batch = self.take_batch()?;
+        let next = self.dispatch_one(&mut batch, 0);
+        self.phase = Phase::Calls(batch);
+        next.map(|(_, call, request)| (call, request))
     }
 
     /// Room for `count` more calls in the per-call vectors: exact for a run's first
-    /// suspension (most runs make a call or two), doubling after (so a long loop of calls
-    /// stays linear).
+    /// suspension (most runs make a call or two, and a run suspended at its first call
+    /// holds no spare record), then room for at least [`GROWTH`] more calls, doubling
+    /// after (so a long loop of calls stays linear).
     fn reserve_calls(&mut self, count: usize) {
         let len = self.calls.len();
         if self.calls.capacity() - len >= count {
             return;
         }
-        let more = count.max(len);
+        let more = if len == 0 {
+            count
+        } else {
+            count.max(len).max(GROWTH)
+        };
         self.calls.reserve_exact(more);
         if self.options.progress {
             self.cold().tracks.reserve_exact(more);
@@ -264,23 +345,36 @@ impl Envelope {
 
     /// Every member ended: resumes the machine, or settles a direct call.
     fn resume(&mut self, batch: Batch) {
-        let values: Vec<Value> = batch
-            .slots
-            .into_iter()
-            .map(|slot| slot.result.unwrap_or_default())
-            .collect();
-        if batch.direct {
-            let value = values.into_iter().next().unwrap_or_default();
+        let Batch {
+            slots,
+            direct,
+            single,
+            ..
+        } = batch;
+        let values = match slots {
+            Slots::One(slot) if single => Err(slot.held.into_value()),
+            Slots::One(slot) => Ok(vec![slot.held.into_value()]),
+            // In place: the slots' allocation becomes the list of results.
+            Slots::Many(slots) => Ok(slots
+                .into_vec()
+                .into_iter()
+                .map(|slot| slot.held.into_value())
+                .collect::<Vec<Value>>()),
+        };
+        if direct {
+            let value = match values {
+                Err(value) => value,
+                Ok(values) => values.into_iter().next().unwrap_or_default(),
+            };
             self.direct_completed(&value);
             return;
         }
         let Some(machine) = self.machine.as_mut() else {
             return;
         };
-        let step = if batch.single {
-            machine.resume_tool(values.into_iter().next().unwrap_or_default())
-        } else {
-            machine.resume_batch(values)
+        let step = match values {
+            Err(value) => machine.resume_tool(value),
+            Ok(values) => machine.resume_batch(values),
         };
         self.phase = Phase::Ready(Some(step));
     }
@@ -292,7 +386,7 @@ impl Envelope {
         if let Some(machine) = self.machine.as_mut()
             && let Some(slot) = batch.slots.get_mut(position)
         {
-            slot.result = Some(machine.error_value(&message));
+            slot.held = Held::Value(machine.error_value(&message));
         }
         self.end(batch, call);
     }
@@ -524,7 +618,7 @@ impl Envelope {
             }
             self.set(call, settled.status, settled.preview);
             if let Some(slot) = batch.slots.get_mut(position) {
-                slot.result = Some(settled.value);
+                slot.held = Held::Value(settled.value);
             }
         }
         if batch.direct {

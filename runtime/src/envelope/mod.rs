@@ -38,8 +38,8 @@
 //! - The type is `Send`, so a binding may keep it behind a mutex.
 //!
 //! Split by seam: this module holds the state and polling; `types` the public vocabulary
-//! (config, events, requests, errors); `calls` launching and answering calls; `settle`
-//! the outcome and journal records.
+//! (config, events, requests, errors); `batch` the suspension being serviced; `calls`
+//! launching and answering calls; `settle` the outcome and journal records.
 //!
 //! A complete stepping loop, answering every call synchronously:
 //!
@@ -86,124 +86,25 @@
 //! assert!(envelope.complete("toolu_1/1", ToolResult::text("late")).is_err());
 //! ```
 
+mod batch;
 mod calls;
 mod settle;
 mod types;
 
 pub use types::{CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure};
 
+use batch::{Batch, CallState};
+
 use crate::audit::{AuditRecord, Status};
 use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::progress::{self, Progress};
 use crate::tool::{Registry, ToolResult};
-use ptc_vm::{Limits, Machine, Program, Step, Value};
+use ptc_vm::{Limits, Machine, Program, Step};
 use serde_json::Value as Json;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Where one call stands in the envelope's own bookkeeping.
-#[derive(Debug, Clone, PartialEq)]
-enum CallState {
-    /// In a batch, not yet launched.
-    Queued,
-    /// Launched; its permission decision is pending.
-    Asking,
-    /// Allowed; not yet handed to the host in a [`Event::Dispatch`].
-    Allowed,
-    /// Dispatched; no answer yet.
-    Running { deadline: Option<Instant> },
-    /// Ended one way or another (the audit record says how).
-    Ended,
-}
-
-impl CallState {
-    fn name(&self) -> &'static str {
-        match self {
-            CallState::Queued => "queued",
-            CallState::Asking => "awaiting permission",
-            CallState::Allowed => "allowed",
-            CallState::Running { .. } => "running",
-            CallState::Ended => "ended",
-        }
-    }
-}
-
-/// The suspension being serviced: one call or one batch.
-///
-/// Only its calls can be anything but ended (a suspension resumes when every member has
-/// ended, and the next one starts after), so their states live here, beside their results,
-/// and every call before `first` is ended. Positions are `u32` (a run makes far fewer than
-/// 2^32 calls) and the lists boxed slices (made whole, never grown) so that a suspended
-/// run's phase is small.
-#[derive(Debug)]
-struct Batch {
-    /// Index of its first call in `Envelope::calls`.
-    first: u32,
-    /// Next position to launch.
-    next: u32,
-    /// Members ended.
-    done: u32,
-    /// By position: the call's state and, once it ended, its guest value.
-    slots: Box<[Slot]>,
-    /// Requests not yet launched; `Err` holds a refusal message.
-    pending: Box<[Option<Result<CallRequest, String>>]>,
-    /// Whether this is the script's provably direct call.
-    direct: bool,
-    /// A single call (`Step::Tool`), resumed with `resume_tool`.
-    single: bool,
-}
-
-/// One call of the suspension being serviced.
-#[derive(Debug)]
-struct Slot {
-    state: CallState,
-    result: Option<Value>,
-}
-
-impl Batch {
-    /// Its number of calls.
-    fn count(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// The next position to launch.
-    fn next(&self) -> usize {
-        self.next as usize
-    }
-
-    /// Whether every member has ended.
-    fn finished(&self) -> bool {
-        self.done as usize >= self.count()
-    }
-
-    /// The index in `Envelope::calls` of its first call.
-    fn first(&self) -> usize {
-        self.first as usize
-    }
-
-    /// The state of call `call` (an index in `Envelope::calls`), if it is a member.
-    fn state(&self, call: usize) -> Option<&CallState> {
-        let position = call.checked_sub(self.first())?;
-        self.slots.get(position).map(|slot| &slot.state)
-    }
-
-    /// Sets the state of call `call`, if it is a member.
-    fn set_state(&mut self, call: usize, state: CallState) {
-        if let Some(slot) = call
-            .checked_sub(self.first())
-            .and_then(|position| self.slots.get_mut(position))
-        {
-            slot.state = state;
-        }
-    }
-
-    /// `script` or `batch` (several calls), for the denial message.
-    fn scope(&self) -> &'static str {
-        if self.count() > 1 { "batch" } else { "script" }
-    }
-}
 
 #[derive(Debug)]
 enum Phase {
@@ -239,6 +140,9 @@ struct Cold {
     /// By call: whether it awaits its permission decision, when it started running and
     /// finished (for progress snapshots; empty unless `options.progress`).
     tracks: Vec<progress::Track>,
+    /// Queued calls whose arguments were refused, by index, with the message (without
+    /// `Error: `) their launch ends them with.
+    refusals: Vec<(usize, String)>,
 }
 
 /// One ToolCall envelope; see the module docs.
@@ -261,8 +165,8 @@ pub struct Envelope {
     /// calls budget allows, and the envelope stays small).
     next_batch: u32,
     started: Instant,
-    /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`]: bits, so that the envelope's
-    /// small fields share one word.
+    /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`], [`PULL_DISPATCHES`]: bits, so
+    /// that the envelope's small fields share one word.
     flags: u8,
     /// The caller's latest time, in nanoseconds since `started` ([`Envelope::now`]).
     elapsed_ns: u64,
@@ -277,6 +181,8 @@ const REFUSED_UNTIMED: u8 = 1;
 const UNREPORTED: u8 = 2;
 /// See [`Envelope::hand_over_outcome`].
 const HAND_OVER: u8 = 4;
+/// See [`Envelope::pull_dispatches`].
+const PULL_DISPATCHES: u8 = 8;
 
 const fn assert_send<T: Send>() {}
 const _: () = assert_send::<Envelope>();
@@ -314,7 +220,7 @@ impl Envelope {
             })
         });
         Envelope {
-            id: id.into(),
+            id,
             machine: Some(Machine::new(program, Arc::clone(&limits))),
             registry,
             limits,
@@ -420,7 +326,7 @@ impl Envelope {
         } = config;
         let outcome = settle::refused_outcome(&id, kind, message);
         Envelope {
-            id: id.into(),
+            id,
             registry,
             limits,
             options,
@@ -478,6 +384,12 @@ impl Envelope {
     /// driver that polls no more after it: later polls settle with a placeholder.
     pub(crate) fn hand_over_outcome(&mut self) {
         self.flags |= HAND_OVER;
+    }
+
+    /// Makes [`Event::Dispatch`] carry no requests, for a driver that takes each one with
+    /// `Envelope::next_dispatch` (its index beside it, and no list per batch).
+    pub(crate) fn pull_dispatches(&mut self) {
+        self.flags |= PULL_DISPATCHES;
     }
 
     /// The envelope's wall-clock deadline (`seconds` after start), if any.

@@ -27,7 +27,7 @@ fn envelope(script: &str, limits: Limits, options: EnvelopeOptions, now: Instant
     let config = EnvelopeConfig {
         registry: registry(),
         limits: limits.into(),
-        id: "e".to_owned(),
+        id: "e".into(),
         options,
     };
     Envelope::compile(config, script, now)
@@ -107,6 +107,43 @@ fn batch_results_join_in_source_order_whatever_the_answer_order() {
         env.complete("e/1", ToolResult::text("late")),
         Err(EnvelopeError::Settled)
     );
+}
+
+/// The driver's way: a dispatch event with no list, then each request taken with its
+/// index, the same requests a host gets, in the same order, under the same bound.
+#[test]
+fn a_driver_takes_the_dispatched_requests_one_by_one() {
+    let now = Instant::now();
+    let limits = Limits {
+        parallelism: 2,
+        ..Limits::default()
+    };
+    let mut listed = envelope(BATCH, limits, EnvelopeOptions::default(), now);
+    let expected = allow_all(&mut listed, now);
+    let mut env = envelope(BATCH, limits, EnvelopeOptions::default(), now);
+    env.pull_dispatches();
+    for call in permission(next(&mut env, now)) {
+        env.allow(&call.id).unwrap();
+    }
+    assert!(dispatch(next(&mut env, now)).is_empty());
+    let (first, first_request) = env.next_dispatch().unwrap();
+    let (second, second_request) = env.next_dispatch().unwrap();
+    assert!(env.next_dispatch().is_none());
+    assert_eq!((first, second), (0, 1));
+    assert_eq!([first_request, second_request], *expected);
+    // Taken, they are running: answers by index are fed as by id.
+    env.complete_at(second, ToolResult::text("2")).unwrap();
+    for call in permission(next(&mut env, now)) {
+        env.allow(&call.id).unwrap();
+    }
+    assert!(dispatch(next(&mut env, now)).is_empty());
+    let (third, request) = env.next_dispatch().unwrap();
+    assert_eq!((third, &*request.id, request.position), (2, "e/3", 2));
+    env.complete_at(third, ToolResult::text("3")).unwrap();
+    assert!(env.complete_at(third, ToolResult::text("again")).is_err());
+    env.complete_at(first, ToolResult::text("1")).unwrap();
+    assert_eq!(settled(next(&mut env, now)).text, r#"("1" "2" "3")"#);
+    assert!(env.next_dispatch().is_none());
 }
 
 #[test]

@@ -43,8 +43,10 @@ pub struct EnvelopeConfig {
     /// The budgets, shared: a host starting many envelopes under one budget set passes one
     /// `Arc` (the envelope and its machine keep no copy of their own).
     pub limits: Arc<Limits>,
-    /// The envelope id (the host's tool-use id); calls are `ID/1`, `ID/2`, ...
-    pub id: String,
+    /// The envelope id (the host's tool-use id); calls are `ID/1`, `ID/2`, ... Shared
+    /// (`Arc<str>` since 2026-12-03): the envelope, its outcome and every call's request
+    /// hold this one string.
+    pub id: Arc<str>,
     /// Checkpoints, permission asks, progress.
     pub options: EnvelopeOptions,
 }
@@ -56,7 +58,7 @@ impl EnvelopeConfig {
     pub fn new(
         registry: Arc<Registry>,
         limits: impl Into<Arc<Limits>>,
-        id: impl Into<String>,
+        id: impl Into<Arc<str>>,
     ) -> Self {
         EnvelopeConfig {
             registry,
