@@ -21,6 +21,7 @@ use crate::definitions::{self, DefinitionKind};
 use crate::diagnostic::Diagnostic;
 use crate::direct;
 use crate::expand::{Expansion, MacroExpander};
+use crate::list_pool;
 use crate::lower::{self, FunctionDef, LowerInput};
 use crate::macros::{VmMacros, parse_params};
 use crate::preflight;
@@ -301,6 +302,8 @@ pub fn compile_with_inputs(
         inputs: input_symbols,
     };
     let program = lower::lower(input, &parse_params).map_err(|d| vec![d])?;
+    // The lowered forms' list buffers serve the next compile on this thread.
+    list_pool::recycle(body);
     deadline.check(span)?;
     Ok(Compiled {
         program: Arc::new(program),

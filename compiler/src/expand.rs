@@ -35,6 +35,7 @@
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
+use crate::list_pool;
 use crate::transform::{self, Transformer, count_nodes};
 use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Span, Symbol};
@@ -413,7 +414,9 @@ impl<'a> Expansion<'a> {
                 }
             };
             self.account(form.span, replaced, produced)?;
-            *form = expansion;
+            // What the expansion replaced (whatever the moving transformer left of it)
+            // hands its list buffers to the next lists built.
+            list_pool::recycle_one(std::mem::replace(form, expansion));
         }
     }
 

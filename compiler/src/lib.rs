@@ -56,6 +56,7 @@ pub mod expand;
 pub mod lambda_list;
 #[doc(hidden)]
 pub mod lexer;
+mod list_pool;
 #[doc(hidden)]
 pub mod lower;
 #[doc(hidden)]
@@ -68,6 +69,7 @@ pub mod preflight;
 pub mod preflight_args;
 #[doc(hidden)]
 pub mod reader;
+mod scratch;
 #[doc(hidden)]
 pub mod sexp_print;
 #[doc(hidden)]

@@ -31,8 +31,14 @@
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::reader::codes;
+use crate::scratch::{self, slots};
 use crate::token::Token;
+use crate::{lexer, list_pool};
 use ptc_vm::{ErrorKind, Span};
+
+slots! {
+    static ELEMENTS: Sexp;
+}
 
 /// A parse failure: exactly the diagnostic the reader reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,10 +124,14 @@ pub fn parse_counted(tokens: Vec<(Token, Span)>, end: u32) -> (Parsed, Counts) {
         last_end: None,
         eoi: Span::new(end, end),
         errors: Vec::new(),
-        scratch: Vec::with_capacity(32),
+        scratch: scratch::take(&ELEMENTS, 32),
         counts: Counts::default(),
     };
     let forms = parser.script();
+    scratch::give(&ELEMENTS, parser.scratch);
+    // The spent stream's buffer goes back to the lexer: collecting a `vec::IntoIter`
+    // through `filter` reuses its allocation (dropping the tokens a stopped parse left).
+    lexer::give_tokens(parser.tokens.filter(|_| false).collect());
     ((forms, parser.errors), parser.counts)
 }
 
@@ -135,8 +145,8 @@ struct Parser {
     /// Errors recorded without stopping the parse.
     errors: Vec<ParseError>,
     /// The elements of the lists being read, innermost last: each list's elements are
-    /// gathered here and moved into one exactly sized `Vec` when the list ends, so a list
-    /// costs one allocation and no reallocation.
+    /// gathered here and moved into a buffer of [`list_pool`] when the list ends, so a list
+    /// costs at most one allocation (none when the pool has a buffer) and no reallocation.
     scratch: Vec<Sexp>,
     /// The counts of the data built so far ([`parse_counted`]).
     counts: Counts,
@@ -183,7 +193,7 @@ impl Parser {
     }
 
     fn script(&mut self) -> Option<Vec<Sexp>> {
-        let mut forms = Vec::new();
+        let mut forms = list_pool::take(0);
         while let Some(token) = self.peek() {
             if starts_datum(token) {
                 let recorded = self.errors.len();
@@ -263,10 +273,10 @@ impl Parser {
                 // The head, the list and its two cons cells.
                 self.count(4);
                 self.counts.lists = self.counts.lists.saturating_add(1);
-                Ok(Sexp::new(
-                    SexpKind::List(vec![head, body]),
-                    self.since(span),
-                ))
+                let mut items = list_pool::take(2);
+                items.push(head);
+                items.push(body);
+                Ok(Sexp::new(SexpKind::List(items), self.since(span)))
             }
             Token::OpenUnsupported { type_name, bracket } => {
                 self.items()?;
@@ -326,7 +336,10 @@ impl Parser {
                 }
             }
         }
-        Ok(self.scratch.split_off(mark))
+        if self.scratch.len() == mark {
+            return Ok(Vec::new());
+        }
+        Ok(list_pool::collect(self.scratch.drain(mark..)))
     }
 
     /// The closing `token` of a list or vector. At the end of the input the list is closed

@@ -48,9 +48,14 @@
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
+use crate::scratch::{self, slots};
 use crate::token::Token;
 use crate::{lexer, parser};
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
+
+slots! {
+    static OPEN: (u64, Span);
+}
 
 /// The reader's stable diagnostic codes (see the table in the module docs).
 pub mod codes {
@@ -257,8 +262,8 @@ fn depth_prescan(tokens: &[(Token, Span)], limit: u64) -> Result<Prescan, Diagno
     // `base` is the depth of the current container's elements; `pending` counts the
     // prefixes waiting for their datum; after a dot, the tail's elements splice into the
     // enclosing list (`(a . (b))` is `(a b)`), so they stay at `base`.
-    // Room for ordinary nesting: one allocation, no growth.
-    let mut open: Vec<(u64, Span)> = Vec::with_capacity(32);
+    // Room for ordinary nesting, in this thread's spare buffer: no allocation once warm.
+    let mut open = scratch::take(&OPEN, 32);
     let mut base: u64 = 1;
     let mut pending: u64 = 0;
     let mut spliced = false;
@@ -313,10 +318,9 @@ fn depth_prescan(tokens: &[(Token, Span)], limit: u64) -> Result<Prescan, Diagno
             }
         }
     }
-    Ok(Prescan {
-        unclosed: open.into_iter().map(|(_, span)| span).collect(),
-        deepest,
-    })
+    let unclosed = open.iter().map(|&(_, span)| span).collect();
+    scratch::give(&OPEN, open);
+    Ok(Prescan { unclosed, deepest })
 }
 
 /// The node count of `(progn FORM...)`: one per datum plus one per cons cell of every list.

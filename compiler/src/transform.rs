@@ -42,6 +42,7 @@
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
+use crate::list_pool;
 use crate::tables::{name_of, prin1};
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
 
@@ -359,8 +360,9 @@ impl Builder<'_> {
 
     pub(crate) fn call(&mut self, operator: &str, args: impl IntoIterator<Item = Sexp>) -> Sexp {
         let args = args.into_iter();
-        // Room for the operator and every argument the iterator promises: one allocation.
-        let mut items = Vec::with_capacity(1 + args.size_hint().0);
+        // Room for the operator and every argument the iterator promises: a pooled buffer
+        // or one allocation.
+        let mut items = list_pool::take(1 + args.size_hint().0);
         items.push(self.sym(operator));
         items.extend(args);
         self.list(items)

@@ -21,6 +21,7 @@
 use crate::ast::SexpKind;
 use crate::diagnostic::Diagnostic;
 use crate::reader::codes;
+use crate::scratch;
 use crate::token::{NumberText, Token, classify_number};
 use logos::Logos;
 use num_bigint::{BigInt, BigUint, Sign};
@@ -684,6 +685,16 @@ const CLASSES: [Class; 128] = {
     table
 };
 
+scratch::slots! {
+    static TOKENS: (Token, Span);
+}
+
+/// Keeps a spent token buffer for the next [`lex`] on this thread (the parser hands back
+/// the one it consumed).
+pub fn give_tokens(tokens: Vec<(Token, Span)>) {
+    scratch::give(&TOKENS, tokens);
+}
+
 /// The tokens of `source` and the diagnostics of every token that failed.
 ///
 /// Plain tokens (brackets, reader sugar, blanks, comments, strings without escapes, ASCII
@@ -696,8 +707,9 @@ pub fn lex(
 ) -> (Vec<(Token, Span)>, Vec<Diagnostic>) {
     let bytes = source.as_bytes();
     // One token per three bytes of source covers ordinary code (the agent script of
-    // issue 19 has one per 3.5), so the vector rarely grows.
-    let mut tokens = Vec::with_capacity(source.len() / 3 + 1);
+    // issue 19 has one per 3.5), so the vector rarely grows; the last parse's buffer is
+    // reused ([`give_tokens`]).
+    let mut tokens = scratch::take(&TOKENS, source.len() / 3 + 1);
     let mut diagnostics = Vec::new();
     let mut recent = Recent::new();
     let mut at = 0;

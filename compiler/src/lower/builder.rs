@@ -12,6 +12,7 @@ use ptc_vm::Span;
 use ptc_vm::isa::{Op, Reg};
 use ptc_vm::program::{Capture, Function};
 use ptc_vm::symbol::Symbol;
+use smallvec::SmallVec;
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +37,8 @@ pub(crate) struct FunctionBuilder {
     pub(crate) spans: Vec<Span>,
     next_register: u32,
     high_water: u32,
-    scopes: Vec<(Symbol, Location)>,
+    /// The bindings in scope, innermost last: inline up to 8 (a function's usual load).
+    scopes: SmallVec<[(Symbol, Location); 8]>,
     /// Captured outer variables: the variable's symbol, the binding's identity in the
     /// enclosing function, and where the enclosing function holds it.
     pub(crate) captures: Vec<(Symbol, usize, Capture)>,
@@ -72,7 +74,7 @@ impl FunctionBuilder {
             spans: Vec::with_capacity(room),
             next_register: 0,
             high_water: 0,
-            scopes: Vec::new(),
+            scopes: SmallVec::new(),
             captures: Vec::new(),
             last_target: None,
             span,

@@ -9,6 +9,7 @@ use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
 use ptc_vm::isa::{FuncIdx, Op, Reg};
 use ptc_vm::symbol::Symbol;
+use smallvec::SmallVec;
 
 impl Lowerer<'_> {
     pub(super) fn special(
@@ -583,7 +584,8 @@ impl Lowerer<'_> {
             self.emit(Op::LoadNil { dst })?;
             return Ok(());
         }
-        let mut calls = Vec::with_capacity(entries.len());
+        // Inline for the usual batch of a few calls.
+        let mut calls: SmallVec<[_; 8]> = SmallVec::with_capacity(entries.len());
         for entry in entries {
             match self.batch_entry(entry) {
                 Some(call) => calls.push((entry, call)),

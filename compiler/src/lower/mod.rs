@@ -27,6 +27,7 @@ mod operators;
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::roster::RosterTool;
+use crate::scratch::{self, slots};
 use builder::{FunctionBuilder, Location, Patch};
 use capture::ScopeIndex;
 use operators::{OPERATOR_INDEX, Operator, Special};
@@ -76,6 +77,13 @@ pub struct LowerInput<'a> {
 }
 
 type Lowered<T = ()> = Result<T, Diagnostic>;
+
+slots! {
+    /// The symbol table's operator meanings ([`Lowerer::operators`]).
+    static OPERATORS: Operator;
+    /// The functions being emitted ([`Lowerer::stack`]).
+    static FUNCTION_STACK: FunctionBuilder;
+}
 
 /// Stack that must remain before lowering one more nesting level.
 pub(crate) const RED_ZONE: usize = 128 * 1024;
@@ -133,6 +141,8 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
         true
     });
     let constants = std::mem::take(&mut lowerer.constants);
+    scratch::give(&OPERATORS, std::mem::take(&mut lowerer.operators));
+    scratch::give(&FUNCTION_STACK, std::mem::take(&mut lowerer.stack));
     let functions: Vec<Function> = lowerer
         .functions
         .into_iter()
@@ -211,7 +221,8 @@ impl<'a> Lowerer<'a> {
         // and special form, built once and keyed by the table's own name hash, so no name
         // is hashed again here. Special forms win over every other kind; otherwise what is
         // defined later (tools, then functions, then macros) wins.
-        let mut operators = vec![Operator::Unknown; interner.len()];
+        let mut operators = scratch::take(&OPERATORS, interner.len());
+        operators.resize(interner.len(), Operator::Unknown);
         let mut named = Vec::with_capacity(32);
         let mut define = |symbol: Symbol, operator: Operator| {
             let Some(entry) = operators.get_mut(symbol.as_usize()) else {
@@ -257,7 +268,7 @@ impl<'a> Lowerer<'a> {
             functions: Vec::with_capacity(1 + functions.len() + scopes.lambdas.min(4096)),
             operators,
             named,
-            stack: Vec::new(),
+            stack: scratch::take(&FUNCTION_STACK, 4),
             discarded: None,
             inputs: 0,
             scopes,
@@ -372,13 +383,12 @@ impl<'a> Lowerer<'a> {
             return Ok(());
         }
         let captured = self.captured(body);
-        let all: Vec<Symbol> = params
+        let all = params
             .required
             .iter()
             .chain(&params.optional)
             .chain(params.rest.iter())
-            .copied()
-            .collect();
+            .copied();
         for symbol in all {
             let reg = self.alloc()?;
             let location = if captured.contains(&symbol) {
