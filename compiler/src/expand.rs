@@ -39,6 +39,7 @@ use crate::list_pool;
 use crate::transform::{self, Transformer, count_nodes};
 use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Span, Symbol};
+use std::cell::RefCell;
 
 /// The lowering side's view of the script's macros: it runs a macro's body in the VM.
 pub trait MacroExpander {
@@ -153,6 +154,39 @@ pub struct Expansion<'a> {
 /// and a key is removed before its form is dropped, so an address is never a key for a
 /// form other than the one expanded.
 pub(crate) type Expansions = rustc_hash::FxHashMap<usize, (Sexp, u64)>;
+
+thread_local! {
+    /// A spare [`Expansions`] table between compiles ([`spare_expansions`]).
+    static SPARE_EXPANSIONS: RefCell<Expansions> = RefCell::default();
+}
+
+/// The most entries a spare [`Expansions`] table may have room for to be kept.
+const MAX_SPARE_EXPANSIONS: usize = 1024;
+
+/// An empty [`Expansions`] table: the one the last [`Expansion`] on this thread left, so
+/// preflight's table costs no allocation once warm.
+pub(crate) fn spare_expansions() -> Expansions {
+    SPARE_EXPANSIONS.with(|spare| std::mem::take(&mut *spare.borrow_mut()))
+}
+
+/// Hands the expansions no form claimed to the list pool and keeps the table as the spare.
+impl Drop for Expansion<'_> {
+    fn drop(&mut self) {
+        let mut made = std::mem::take(&mut self.made);
+        if made.capacity() == 0 || made.capacity() > MAX_SPARE_EXPANSIONS {
+            return;
+        }
+        for (_, (form, _)) in made.drain() {
+            list_pool::recycle_one(form);
+        }
+        SPARE_EXPANSIONS.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if made.capacity() > spare.capacity() {
+                *spare = made;
+            }
+        });
+    }
+}
 
 /// The key of `form` in [`Expansions`]: its address (a form does not move while preflight
 /// and expansion run: the forms are elements of vectors that are never resized).

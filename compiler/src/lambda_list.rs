@@ -23,12 +23,14 @@ use crate::diagnostic::Diagnostic;
 use crate::tables::prin1;
 use ptc_vm::{ErrorKind, Interner, Symbol};
 use rustc_hash::FxHashSet;
+use smallvec::SmallVec;
 
 /// A validated parameter list.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LambdaList {
-    /// Parameters that must be supplied, in order.
-    pub required: Vec<Symbol>,
+    /// Parameters that must be supplied, in order (inline up to four, a lambda's usual
+    /// count).
+    pub required: SmallVec<[Symbol; 4]>,
     /// Parameters after `&optional`, bound to nil when missing.
     pub optional: Vec<Symbol>,
     /// The parameter after `&rest`, bound to the remaining arguments as a list.

@@ -143,7 +143,7 @@ pub(crate) fn preflight_keeping(
         limits,
         interner,
         deadline,
-        Some(Expansions::default()),
+        Some(crate::expand::spare_expansions()),
     )
     .map(Option::unwrap_or_default)
 }

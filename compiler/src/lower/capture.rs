@@ -19,8 +19,50 @@
 //! host stack.
 
 use crate::ast::{Sexp, SexpKind};
+use crate::scratch::{self, slots};
 use ptc_vm::symbol::{Symbol, well_known::LAMBDA};
 use rustc_hash::FxHashSet;
+use std::cell::RefCell;
+
+slots! {
+    /// [`ScopeIndex::marked`]'s buffer, between compiles.
+    static MARKED: (usize, u8);
+}
+
+thread_local! {
+    /// A spare capture set ([`Captured`]), between uses: most scripts need one at a time.
+    static SPARE_SET: RefCell<FxHashSet<Symbol>> = RefCell::default();
+}
+
+/// The most symbols a spare capture set may have room for to be kept.
+const MAX_SPARE_SET: usize = 1024;
+
+/// A capture set ([`ScopeIndex::lambda_symbols`]); its table is reused by the next one.
+#[derive(Debug, PartialEq)]
+pub(super) struct Captured(FxHashSet<Symbol>);
+
+impl Captured {
+    /// Whether `symbol` is mentioned inside a `lambda`.
+    pub(super) fn contains(&self, symbol: &Symbol) -> bool {
+        self.0.contains(symbol)
+    }
+}
+
+impl Drop for Captured {
+    fn drop(&mut self) {
+        let mut set = std::mem::take(&mut self.0);
+        if set.capacity() == 0 || set.capacity() > MAX_SPARE_SET {
+            return;
+        }
+        set.clear();
+        SPARE_SET.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if set.capacity() > spare.capacity() {
+                *spare = set;
+            }
+        });
+    }
+}
 
 /// The nodes of the program that hold a `lambda`- or `setq`-headed list.
 #[derive(Debug)]
@@ -45,6 +87,12 @@ pub(super) struct ScopeIndex {
     nodes: usize,
 }
 
+impl Drop for ScopeIndex {
+    fn drop(&mut self) {
+        scratch::give(&MARKED, std::mem::take(&mut self.marked));
+    }
+}
+
 /// The node is, or holds, a list or vector headed by `lambda`.
 const HOLDS_LAMBDA: u8 = 1;
 /// The node is, or holds, a list or vector headed by `setq`.
@@ -66,7 +114,7 @@ impl ScopeIndex {
         setq: Option<Symbol>,
     ) -> Self {
         let mut index = ScopeIndex {
-            marked: Vec::new(),
+            marked: scratch::take(&MARKED, 0),
             exact: true,
             any_lambda: false,
             setq,
@@ -161,13 +209,14 @@ impl ScopeIndex {
     }
 
     /// Every symbol mentioned inside any `lambda` form within `forms` (the conservative
-    /// capture set). The set is only allocated once a symbol is found.
-    pub(super) fn lambda_symbols(&self, forms: &[Sexp]) -> FxHashSet<Symbol> {
-        let mut found = FxHashSet::default();
+    /// capture set). The set is only allocated once a symbol is found, and its table is
+    /// reused by later sets.
+    pub(super) fn lambda_symbols(&self, forms: &[Sexp]) -> Captured {
+        let mut found = SPARE_SET.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         if self.any_lambda {
             self.lambda_walk(forms, false, 0, &mut found);
         }
-        found
+        Captured(found)
     }
 
     /// [`ScopeIndex::lambda_symbols`] over `items` (the elements of one list, `inside` a

@@ -29,14 +29,13 @@ use crate::diagnostic::Diagnostic;
 use crate::roster::RosterTool;
 use crate::scratch::{self, slots};
 use builder::{FunctionBuilder, Location, Patch};
-use capture::ScopeIndex;
+use capture::{Captured, ScopeIndex};
 use operators::{OPERATOR_INDEX, Operator, Special};
 use ptc_vm::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
 use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
 use ptc_vm::symbol::{Interner, Symbol};
 use ptc_vm::{ErrorKind, Program, Span, Value};
-use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 pub use crate::lambda_list::LambdaList as Params;
@@ -116,7 +115,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
     }
     lowerer.inputs = inputs.len();
     let main_params = Params {
-        required: inputs,
+        required: inputs.into(),
         ..Params::default()
     };
     // The script body emits about one instruction per two nodes (the agent script of
@@ -276,7 +275,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Every symbol a `lambda` within `forms` mentions ([`ScopeIndex::lambda_symbols`]).
-    fn captured(&self, forms: &[Sexp]) -> FxHashSet<Symbol> {
+    fn captured(&self, forms: &[Sexp]) -> Captured {
         self.scopes.lambda_symbols(forms)
     }
 
