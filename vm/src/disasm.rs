@@ -68,7 +68,7 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
             program
                 .functions
                 .get(f.as_usize())
-                .map_or("?", |f| f.name.as_str())
+                .map_or("?", |f| &*f.name)
         )
     };
     let tool = |t: crate::isa::ToolIdx| {

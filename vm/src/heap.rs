@@ -8,7 +8,7 @@
 //! | fresh structure | bytes charged |
 //! |---|---|
 //! | a cons | [`CONS`]: the `Arc` header and the cell (car, cdr, cached weight) |
-//! | a string of `n` bytes | [`string`]: header, the `Str` and its `n` text bytes |
+//! | a string of `n` bytes | [`string`]: header and the `Str` (text inline up to 24 bytes), plus a buffer of `n` bytes beyond that |
 //! | a vector of `n` elements | [`vector`]: header, the `Vector` and `n` value slots |
 //! | a big integer | [`big`]: header, the `BigInt` and its 64-bit digits |
 //! | a closure capturing `c` cells | [`closure`]: header, the `Closure` (cells inline up to 4), and `c` indices beyond |
@@ -20,7 +20,7 @@
 //! at least the bytes the global allocator is asked for (the allocator's own rounding, at
 //! most 16 bytes per block with glibc, is what the stated factor in budgets.md covers).
 
-use crate::value::{Closure, Cons, INLINE_CAPTURES, Str, Value, Vector};
+use crate::value::{Closure, Cons, INLINE_CAPTURES, INLINE_STRING_BYTES, Str, Value, Vector};
 use num_bigint::BigInt;
 use std::mem::size_of;
 
@@ -42,10 +42,16 @@ pub fn conses(count: u64) -> u64 {
     count.saturating_mul(CONS)
 }
 
-/// A fresh string of `len` bytes.
+/// A fresh string of `len` bytes: its text is inline in the `Str` up to
+/// [`INLINE_STRING_BYTES`], in an exactly sized buffer of its own beyond.
 #[must_use]
 pub fn string(len: u64) -> u64 {
-    (ARC_HEADER + size_of::<Str>() as u64).saturating_add(len)
+    let buffer = if len > INLINE_STRING_BYTES as u64 {
+        len
+    } else {
+        0
+    };
+    (ARC_HEADER + size_of::<Str>() as u64).saturating_add(buffer)
 }
 
 /// A fresh vector of `len` elements.
@@ -120,6 +126,8 @@ mod tests {
         // An `Arc<T>` allocates its two counts and the `T`.
         assert!(CONS >= 2 * 8 + size_of::<Cons>() as u64);
         assert_eq!(string(0), 16 + size_of::<Str>() as u64);
+        assert_eq!(string(INLINE_STRING_BYTES as u64), string(0));
+        assert_eq!(string(INLINE_STRING_BYTES as u64 + 1), string(0) + 25);
         assert_eq!(vector(2) - vector(1), size_of::<Value>() as u64);
         let list = Value::list([Value::string("abc"), Value::Int(1)]);
         assert_eq!(of(&list), 2 * CONS + string(3));
@@ -127,7 +135,9 @@ mod tests {
         #[cfg(target_pointer_width = "64")]
         {
             assert_eq!(CONS, 72);
-            assert_eq!(string(10), 40 + 10);
+            assert_eq!(INLINE_STRING_BYTES, 24);
+            assert_eq!(string(10), 48);
+            assert_eq!(string(100), 48 + 100);
             assert_eq!(vector(3), 56 + 3 * 16);
             assert_eq!(closure(0), 48);
             assert_eq!(closure(4), 48);

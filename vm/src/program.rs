@@ -12,6 +12,7 @@ use crate::span::Span;
 use crate::symbol::{Interner, Symbol};
 use crate::value::Value;
 use crate::verify;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Where a closure's captured cell comes from when the closure is made.
@@ -26,8 +27,9 @@ pub enum Capture {
 /// One compiled function: the script body, a `defun`, a `defmacro` body or a `lambda`.
 #[derive(Debug, Clone)]
 pub struct Function {
-    /// A name for listings and traces (`main`, the definition's name, `lambda@OFFSET`).
-    pub name: String,
+    /// A name for listings and traces (`main`, the definition's name, `lambda`): borrowed
+    /// when it is a fixed name, so most functions' names cost no allocation.
+    pub name: Cow<'static, str>,
     /// The instructions.
     pub code: Vec<Op>,
     /// The span of each instruction (same length as `code`).

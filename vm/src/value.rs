@@ -21,6 +21,7 @@
 //! recycled cons allocations).
 
 use crate::symbol::Symbol;
+use compact_str::CompactString;
 use num_bigint::BigInt;
 pub use pool::release_closure;
 use pool::{closure_allocation, recycle_one, recycled_cons};
@@ -113,10 +114,27 @@ fn clamp_sum(a: u64, b: u64) -> u64 {
 }
 
 /// An immutable string with its character count cached (guest indices are characters).
+///
+/// The text is a [`CompactString`]: up to [`INLINE_STRING_BYTES`] bytes live inside the
+/// `Str` itself, so a short string value is one allocation (the `Arc`); a longer one
+/// holds an exactly sized heap buffer besides ([`crate::heap::string`] charges both).
 #[derive(Debug)]
 pub struct Str {
-    text: Box<str>,
+    text: CompactString,
     char_len: usize,
+}
+
+/// The longest text a [`Str`] holds without a heap buffer of its own.
+pub const INLINE_STRING_BYTES: usize = std::mem::size_of::<CompactString>();
+
+/// `text` as a [`Str`]'s text: inline when it fits, otherwise in a heap buffer of exactly
+/// its length (so the retained-bytes charge is the real one).
+fn exact_text(text: impl Into<CompactString>) -> CompactString {
+    let mut text = text.into();
+    if text.is_heap_allocated() && text.capacity() != text.len() {
+        text.shrink_to_fit();
+    }
+    text
 }
 
 impl Str {
@@ -197,10 +215,10 @@ pub struct Closure {
 }
 
 impl Value {
-    /// A string value.
+    /// A string value (`&str`, `String`, `Box<str>`, `Cow<str>` or a [`CompactString`]).
     #[must_use]
-    pub fn string(text: impl Into<Box<str>>) -> Value {
-        let text = text.into();
+    pub fn string(text: impl Into<CompactString>) -> Value {
+        let text = exact_text(text);
         let char_len = if text.is_ascii() {
             text.len()
         } else {
@@ -213,8 +231,8 @@ impl Value {
     /// cached counts of the parts it was built from), so the text is not scanned again.
     /// A wrong count is a caller bug: debug builds assert it.
     #[must_use]
-    pub(crate) fn counted_string(text: impl Into<Box<str>>, char_len: usize) -> Value {
-        let text = text.into();
+    pub(crate) fn counted_string(text: impl Into<CompactString>, char_len: usize) -> Value {
+        let text = exact_text(text);
         debug_assert_eq!(char_len, text.chars().count());
         Value::Str(Arc::new(Str { text, char_len }))
     }

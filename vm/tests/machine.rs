@@ -10,7 +10,7 @@ use std::sync::Arc;
 fn function(name: &str, code: Vec<Op>, registers: u16, required: u8) -> Function {
     let spans = vec![Span::new(0, 1); code.len()];
     Function {
-        name: name.into(),
+        name: name.to_owned().into(),
         code,
         spans,
         registers,

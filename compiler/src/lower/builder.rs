@@ -13,6 +13,7 @@ use ptc_vm::isa::{Op, Reg};
 use ptc_vm::program::{Capture, Function};
 use ptc_vm::symbol::Symbol;
 use smallvec::SmallVec;
+use std::borrow::Cow;
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +33,7 @@ pub(crate) struct Patch(usize);
 /// The function being emitted.
 #[derive(Debug)]
 pub(crate) struct FunctionBuilder {
-    pub(crate) name: String,
+    pub(crate) name: Cow<'static, str>,
     pub(crate) code: Vec<Op>,
     pub(crate) spans: Vec<Span>,
     next_register: u32,
@@ -66,7 +67,7 @@ impl FunctionBuilder {
     /// A builder whose code vectors have room for `expected` instructions (at least
     /// [`INITIAL_CODE`], at most [`MAX_INITIAL_CODE`]), so a function of about that size
     /// is emitted without regrowing them.
-    pub(crate) fn new(name: String, span: Span, expected: usize) -> Self {
+    pub(crate) fn new(name: Cow<'static, str>, span: Span, expected: usize) -> Self {
         let room = expected.clamp(INITIAL_CODE, MAX_INITIAL_CODE);
         FunctionBuilder {
             name,

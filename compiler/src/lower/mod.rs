@@ -36,6 +36,7 @@ use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
 use ptc_vm::symbol::{Interner, Symbol};
 use ptc_vm::{ErrorKind, Program, Span, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use crate::lambda_list::LambdaList as Params;
@@ -124,7 +125,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
     lowerer.lower_function(0, "main".into(), &main_params, body, span, expected)?;
     lowerer.inputs = 0;
     for (index, def) in functions.iter().enumerate() {
-        let name = interner.name(def.name).unwrap_or("?").to_owned();
+        let name = Cow::Owned(interner.name(def.name).unwrap_or("?").to_owned());
         lowerer.lower_function(index + 1, name, &def.params, def.body, def.span, 0)?;
     }
     // The named symbols' entries become the callables in place (no second vector).
@@ -337,7 +338,7 @@ impl<'a> Lowerer<'a> {
     fn lower_function(
         &mut self,
         index: usize,
-        name: String,
+        name: Cow<'static, str>,
         params: &Params,
         body: &[Sexp],
         span: Span,
@@ -356,7 +357,7 @@ impl<'a> Lowerer<'a> {
     /// returns the body's value. Shared by definitions, the script body and lambdas.
     fn emit_function(
         &mut self,
-        name: String,
+        name: Cow<'static, str>,
         params: &Params,
         body: &[Sexp],
         span: Span,

@@ -14,6 +14,8 @@
 
 #![forbid(unsafe_code)]
 
+use compact_str::CompactString;
+
 /// `(char, upcase, downcase, capitalize, upcase-string, downcase-string, capitalize-string)`.
 type Exception = (u32, u32, u32, u32, &'static str, &'static str, &'static str);
 
@@ -1734,14 +1736,14 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric()
 }
 
-fn push_upper(out: &mut String, c: char) {
+fn push_upper(out: &mut CompactString, c: char) {
     match exception(c) {
         Some(row) => out.push_str(row.4),
         None => out.extend(c.to_uppercase()),
     }
 }
 
-fn push_title(out: &mut String, c: char) {
+fn push_title(out: &mut CompactString, c: char) {
     match exception(c) {
         Some(row) => out.push_str(row.6),
         None => out.extend(c.to_uppercase()),
@@ -1749,7 +1751,7 @@ fn push_title(out: &mut String, c: char) {
 }
 
 /// Lower-cases `c`; `in_word` and `next` decide a capital sigma's final form.
-fn push_lower(out: &mut String, c: char, in_word: bool, next: Option<char>) {
+fn push_lower(out: &mut CompactString, c: char, in_word: bool, next: Option<char>) {
     if c == '\u{3a3}' && in_word && !next.is_some_and(is_word) {
         out.push('\u{3c2}');
         return;
@@ -1762,11 +1764,13 @@ fn push_lower(out: &mut String, c: char, in_word: bool, next: Option<char>) {
 
 /// `(upcase STRING)`. ASCII text maps byte for byte (no exception row is ASCII, which a
 /// test pins).
-pub(super) fn upcase_str(text: &str) -> String {
+pub(super) fn upcase_str(text: &str) -> CompactString {
     if text.is_ascii() {
-        return text.to_ascii_uppercase();
+        let mut out = CompactString::from(text);
+        out.make_ascii_uppercase();
+        return out;
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out = CompactString::with_capacity(text.len());
     for c in text.chars() {
         push_upper(&mut out, c);
     }
@@ -1774,11 +1778,13 @@ pub(super) fn upcase_str(text: &str) -> String {
 }
 
 /// `(downcase STRING)`. ASCII text maps byte for byte (see [`upcase_str`]).
-pub(super) fn downcase_str(text: &str) -> String {
+pub(super) fn downcase_str(text: &str) -> CompactString {
     if text.is_ascii() {
-        return text.to_ascii_lowercase();
+        let mut out = CompactString::from(text);
+        out.make_ascii_lowercase();
+        return out;
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out = CompactString::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut in_word = false;
     while let Some(c) = chars.next() {
@@ -1790,8 +1796,8 @@ pub(super) fn downcase_str(text: &str) -> String {
 
 /// `(capitalize STRING)`: each word's first character title-cased, the rest lower-cased;
 /// words are runs of letters and digits.
-pub(super) fn capitalize_str(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+pub(super) fn capitalize_str(text: &str) -> CompactString {
+    let mut out = CompactString::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut in_word = false;
     while let Some(c) = chars.next() {

@@ -33,6 +33,7 @@ use crate::print::{self, Style};
 use crate::value::Value;
 use num_bigint::BigInt;
 use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
+use std::cell::RefCell;
 
 const MISMATCH: &str = "Format specifier doesn\u{2019}t match argument type";
 /// Bytes reserved per argument for the result, beyond the template's length.
@@ -50,8 +51,29 @@ struct Spec {
     precision: Option<usize>,
 }
 
+thread_local! {
+    /// The buffer `format` writes into, kept between calls: the result is copied out at
+    /// its exact size (inline in the string value when short), so a `format` call
+    /// allocates at most the result's own buffer.
+    static OUT: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The largest [`OUT`] buffer kept for the next call.
+const MAX_KEPT_OUT: usize = 16 * 1024;
+
 /// `(format STRING &rest OBJECTS)`
 pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
+    let mut out = OUT.with(|kept| std::mem::take(&mut *kept.borrow_mut()));
+    out.clear();
+    let result = format_into(ctx, args, &mut out).map(|()| new_string(ctx, out.as_str()));
+    if out.capacity() <= MAX_KEPT_OUT {
+        OUT.with(|kept| *kept.borrow_mut() = out);
+    }
+    result
+}
+
+/// [`format`]'s text, written into `out`.
+fn format_into(ctx: &mut PrimCtx<'_>, args: &[Value], out: &mut String) -> Result<()> {
     let template = string_arg(ctx, args.first().unwrap_or(&Value::Nil))?;
     check_field_sizes(template, ctx.limits.value_bytes)?;
     ctx.charge(text_units(template.len()));
@@ -61,7 +83,7 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     let estimate = template
         .len()
         .saturating_add(ARG_ESTIMATE.saturating_mul(args.len().saturating_sub(1)));
-    let mut out = String::with_capacity(estimate.min(budget));
+    out.reserve(estimate.min(budget));
     let mut used = 0usize;
     let mut index = 0usize;
     while index < bytes.len() {
@@ -125,7 +147,7 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
             // No padding or truncation: print straight into `out`, charged and checked
             // exactly as the converted text would be.
             let start = out.len();
-            print::write_value(&mut out, arg, print_style(conversion), &*ctx.symbols);
+            print::write_value(out, arg, print_style(conversion), &*ctx.symbols);
             ctx.charge(text_units(out.len() - start));
             if out.len() > budget {
                 return Err(over_budget(ctx));
@@ -140,14 +162,14 @@ pub(super) fn format(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
         let integer_precision =
             matches!(conversion, 'd' | 'o' | 'x' | 'X') && spec.precision.is_some();
         push_padded(
-            &mut out,
+            out,
             &body,
             pad,
             spec.left,
             spec.zero && numeric && !integer_precision,
         );
     }
-    Ok(new_string(ctx, out))
+    Ok(())
 }
 
 /// The error for a result past the value byte budget.

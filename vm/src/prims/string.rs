@@ -16,8 +16,10 @@ use crate::heap;
 use crate::print::{self, Style};
 use crate::regexp::{Regex, RegexCache, Wrap};
 use crate::value::Value;
+use compact_str::CompactString;
 use num_bigint::BigInt;
 use num_traits::Num;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Longest `gensym` prefix, in bytes. Every gensym keeps its name in the run's symbol
@@ -58,7 +60,8 @@ pub(super) fn out_of_range(ctx: &PrimCtx<'_>, args: &[&Value]) -> Error {
 }
 
 /// A fresh string result, charged and allocated.
-pub(super) fn new_string(ctx: &mut PrimCtx<'_>, text: String) -> Value {
+pub(super) fn new_string(ctx: &mut PrimCtx<'_>, text: impl Into<CompactString>) -> Value {
+    let text = text.into();
     ctx.charge(text_units(text.len()));
     ctx.alloc(heap::string(u64::try_from(text.len()).unwrap_or(u64::MAX)));
     Value::string(text)
@@ -66,7 +69,12 @@ pub(super) fn new_string(ctx: &mut PrimCtx<'_>, text: String) -> Value {
 
 /// [`new_string`] for a text whose character count `chars` the caller knows (from its
 /// parts' cached counts), so the text is not scanned again.
-pub(super) fn new_counted_string(ctx: &mut PrimCtx<'_>, text: String, chars: usize) -> Value {
+pub(super) fn new_counted_string(
+    ctx: &mut PrimCtx<'_>,
+    text: impl Into<CompactString>,
+    chars: usize,
+) -> Value {
+    let text = text.into();
     ctx.charge(text_units(text.len()));
     ctx.alloc(heap::string(u64::try_from(text.len()).unwrap_or(u64::MAX)));
     Value::counted_string(text, chars)
@@ -114,7 +122,7 @@ pub(super) fn char_of(value: &Value) -> Option<char> {
 
 /// Appends one `concat` argument: a string, nil, or a list or vector of characters; returns
 /// the characters appended (a string's cached count, so no text is rescanned).
-fn push_sequence(ctx: &mut PrimCtx<'_>, out: &mut String, value: &Value) -> Result<usize> {
+fn push_sequence(ctx: &mut PrimCtx<'_>, out: &mut CompactString, value: &Value) -> Result<usize> {
     let chars = match value {
         Value::Str(text) => {
             out.push_str(text.as_str());
@@ -150,7 +158,8 @@ fn push_sequence(ctx: &mut PrimCtx<'_>, out: &mut String, value: &Value) -> Resu
 /// `(concat &rest SEQUENCES)`
 pub(super) fn concat(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     // Reserved once: the string arguments' bytes (an append loop copies, not reallocates).
-    let mut out = String::with_capacity(string_bytes(args.iter()));
+    // Inline in the result when it fits.
+    let mut out = CompactString::with_capacity(string_bytes(args.iter()));
     let mut chars: usize = 0;
     for arg in args {
         chars += push_sequence(ctx, &mut out, arg)?;
@@ -411,11 +420,11 @@ impl Splitter<'_> {
 /// `(string-join STRINGS &optional SEPARATOR)`
 pub(super) fn string_join(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     let strings = args.first().unwrap_or(&Value::Nil);
-    let items: Vec<&Value> = match strings {
+    let items: SmallVec<[&Value; 16]> = match strings {
         Value::Vector(vector) => vector.items().iter().collect(),
         Value::Nil | Value::Cons(_) => {
             let mut iter = strings.iter();
-            let items: Vec<&Value> = iter.by_ref().collect();
+            let items: SmallVec<[&Value; 16]> = iter.by_ref().collect();
             if !iter.rest().is_nil() {
                 return Err(wrong_type(ctx, "listp", iter.rest()));
             }
@@ -423,20 +432,26 @@ pub(super) fn string_join(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value
         }
         other => return Err(wrong_type(ctx, "sequencep", other)),
     };
-    let mut separator = String::new();
-    let mut separator_chars: usize = 0;
-    if let Some(value) = args.get(1) {
-        separator_chars = push_sequence(ctx, &mut separator, value)?;
-    }
+    // A string separator is used as it is; any other sequence is converted once.
+    let mut converted = CompactString::default();
+    let (separator, separator_chars) = match args.get(1) {
+        Some(Value::Str(text)) => (text.as_str(), text.char_len()),
+        Some(value) => {
+            let chars = push_sequence(ctx, &mut converted, value)?;
+            (converted.as_str(), chars)
+        }
+        None => ("", 0),
+    };
     let separators = separator
         .len()
         .saturating_mul(items.len().saturating_sub(1));
-    let mut out =
-        String::with_capacity(string_bytes(items.iter().copied()).saturating_add(separators));
+    let mut out = CompactString::with_capacity(
+        string_bytes(items.iter().copied()).saturating_add(separators),
+    );
     let mut chars: usize = 0;
     for (index, item) in items.into_iter().enumerate() {
         if index > 0 {
-            out.push_str(&separator);
+            out.push_str(separator);
             chars += separator_chars;
         }
         chars += push_sequence(ctx, &mut out, item)?;
@@ -574,7 +589,7 @@ pub(super) fn regexp_quote(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
 fn change_case(
     ctx: &mut PrimCtx<'_>,
     args: &[Value],
-    on_string: fn(&str) -> String,
+    on_string: fn(&str) -> CompactString,
     on_char: fn(char) -> char,
 ) -> Result<Value> {
     let value = args.first().unwrap_or(&Value::Nil);

@@ -21,6 +21,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::heap;
 use crate::regexp::{Groups, Wrap};
 use crate::value::Value;
+use compact_str::CompactString;
 
 fn arg(args: &[Value], index: usize) -> &Value {
     args.get(index).unwrap_or(&Value::Nil)
@@ -157,7 +158,10 @@ pub(super) fn make_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value
     let length = length_arg(ctx, arg(args, 0))?;
     let init = char_arg(ctx, arg(args, 1))?;
     check_growth(ctx, "make-string", length.saturating_mul(init.len_utf8()))?;
-    Ok(new_string(ctx, std::iter::repeat_n(init, length).collect()))
+    Ok(new_string(
+        ctx,
+        std::iter::repeat_n(init, length).collect::<CompactString>(),
+    ))
 }
 
 /// `(string-pad STRING LENGTH &optional PADDING START)`: STRING padded with PADDING
