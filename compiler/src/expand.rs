@@ -36,6 +36,7 @@
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
 use crate::list_pool;
+use crate::scratch;
 use crate::transform::{self, Transformer, count_nodes};
 use ptc_vm::symbol::well_known;
 use ptc_vm::{ErrorKind, Interner, Limits, Span, Symbol};
@@ -160,31 +161,20 @@ thread_local! {
     static SPARE_EXPANSIONS: RefCell<Expansions> = RefCell::default();
 }
 
-/// The most entries a spare [`Expansions`] table may have room for to be kept.
-const MAX_SPARE_EXPANSIONS: usize = 1024;
-
 /// An empty [`Expansions`] table: the one the last [`Expansion`] on this thread left, so
 /// preflight's table costs no allocation once warm.
 pub(crate) fn spare_expansions() -> Expansions {
-    SPARE_EXPANSIONS.with(|spare| std::mem::take(&mut *spare.borrow_mut()))
+    scratch::take(&SPARE_EXPANSIONS, 0)
 }
 
 /// Hands the expansions no form claimed to the list pool and keeps the table as the spare.
 impl Drop for Expansion<'_> {
     fn drop(&mut self) {
         let mut made = std::mem::take(&mut self.made);
-        if made.capacity() == 0 || made.capacity() > MAX_SPARE_EXPANSIONS {
-            return;
-        }
         for (_, (form, _)) in made.drain() {
             list_pool::recycle_one(form);
         }
-        SPARE_EXPANSIONS.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            if made.capacity() > spare.capacity() {
-                *spare = made;
-            }
-        });
+        scratch::give(&SPARE_EXPANSIONS, made);
     }
 }
 

@@ -34,9 +34,6 @@ thread_local! {
     static SPARE_SET: RefCell<FxHashSet<Symbol>> = RefCell::default();
 }
 
-/// The most symbols a spare capture set may have room for to be kept.
-const MAX_SPARE_SET: usize = 1024;
-
 /// A capture set ([`ScopeIndex::lambda_symbols`]); its table is reused by the next one.
 #[derive(Debug, PartialEq)]
 pub(super) struct Captured(FxHashSet<Symbol>);
@@ -50,17 +47,7 @@ impl Captured {
 
 impl Drop for Captured {
     fn drop(&mut self) {
-        let mut set = std::mem::take(&mut self.0);
-        if set.capacity() == 0 || set.capacity() > MAX_SPARE_SET {
-            return;
-        }
-        set.clear();
-        SPARE_SET.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            if set.capacity() > spare.capacity() {
-                *spare = set;
-            }
-        });
+        scratch::give(&SPARE_SET, std::mem::take(&mut self.0));
     }
 }
 
@@ -212,7 +199,7 @@ impl ScopeIndex {
     /// capture set). The set is only allocated once a symbol is found, and its table is
     /// reused by later sets.
     pub(super) fn lambda_symbols(&self, forms: &[Sexp]) -> Captured {
-        let mut found = SPARE_SET.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        let mut found = scratch::take(&SPARE_SET, 0);
         if self.any_lambda {
             self.lambda_walk(forms, false, 0, &mut found);
         }
