@@ -218,16 +218,25 @@ const STACK_PER_LEVEL: u64 = 8 * 1024;
 /// Stack the parser needs besides its nesting.
 const STACK_BASE: u64 = 64 * 1024;
 
+/// Nesting a parse may have and run on the caller's stack without asking how much remains
+/// (under 64 KiB in a debug build; asking costs a parse of `/proc/self/maps` on a
+/// process's main thread; see the lowering's `UNCHECKED_STACK`).
+const UNCHECKED_PARSE_LEVELS: u64 = 16;
+
 /// Runs the parser over `tokens`. The parser recurses once per nesting level, so when the
 /// caller's stack has less left than the pre-scanned depth needs, the parse runs on a fresh
-/// heap-allocated stack segment of that size (`stacker`), on the same thread. `None` when
-/// the needed size does not fit in memory addresses.
+/// heap-allocated stack segment of that size (`stacker`), on the same thread; a parse no
+/// deeper than [`UNCHECKED_PARSE_LEVELS`] runs where it is. `None` when the needed size
+/// does not fit in memory addresses.
 fn parse_tokens(
     tokens: Vec<(Token, Span)>,
     end: usize,
     deepest: u64,
 ) -> Option<(parser::Parsed, parser::Counts)> {
     let end = u32::try_from(end).unwrap_or(u32::MAX);
+    if deepest <= UNCHECKED_PARSE_LEVELS {
+        return Some(parser::parse_counted(tokens, end));
+    }
     let needed = deepest
         .saturating_add(4)
         .saturating_mul(STACK_PER_LEVEL)

@@ -38,3 +38,13 @@ fn compile_within_the_depth_limit_fits_a_two_mebibyte_stack() {
 fn compile_of_a_shallow_script_fits_a_256_kibibyte_stack() {
     assert!(compile_on_stack(256 * 1024, 10));
 }
+
+/// The first 64 KiB of lowering run without asking for the stack's bounds (a shallow
+/// script does not pay for the probe); past them every level checks, so a script at the
+/// depth limit still compiles where only 512 KiB of stack is left (the passes bounded by the
+/// expanded-depth ceiling, which never check, need more than 256 KiB of it in a debug
+/// build).
+#[test]
+fn compile_within_the_depth_limit_fits_a_512_kibibyte_stack() {
+    assert!(compile_on_stack(512 * 1024, 98));
+}

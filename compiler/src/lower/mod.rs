@@ -87,6 +87,21 @@ slots! {
 
 /// Stack that must remain before lowering one more nesting level.
 pub(crate) const RED_ZONE: usize = 128 * 1024;
+/// Stack the lowering may use, below its first level, without asking how much remains:
+/// asking costs, on a process's main thread, a parse of `/proc/self/maps` (about 50 k
+/// instructions and a trip through the kernel, a tenth of a trivial `ptc run`), which a
+/// script of ordinary depth never needs (a release build takes about 3 KiB per level, so
+/// some twenty levels). Like the passes bounded by the expanded-depth ceiling, this relies
+/// on the caller having the few hundred KiB of stack that any thread Rust starts has;
+/// beyond it every level checks, growing the stack on the heap when it runs short.
+const UNCHECKED_STACK: usize = 64 * 1024;
+
+/// The address of a local of the caller's frame: where its stack is.
+#[inline(always)]
+fn stack_address() -> usize {
+    let marker = 0_u8;
+    (&raw const marker).addr()
+}
 /// Stack added when less than [`RED_ZONE`] remains.
 pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
 
@@ -200,6 +215,9 @@ struct Lowerer<'a> {
     stack: Vec<FunctionBuilder>,
     /// A destination whose value is never read (statement position), if any.
     discarded: Option<Reg>,
+    /// Where the stack was at the outermost [`Lowerer::expr`] ([`UNCHECKED_STACK`]), once
+    /// known.
+    stack_entry: Option<usize>,
     /// While the body function is lowered: how many of its first bindings are declared
     /// inputs (read-only).
     inputs: usize,
@@ -270,6 +288,7 @@ impl<'a> Lowerer<'a> {
             named,
             stack: scratch::take(&FUNCTION_STACK, 4),
             discarded: None,
+            stack_entry: None,
             inputs: 0,
             scopes,
         }
@@ -484,7 +503,8 @@ impl<'a> Lowerer<'a> {
     /// function replaces the current frame.
     ///
     /// Recursion follows the form's nesting (up to the expanded-depth ceiling of 2048), so
-    /// each level makes sure enough host stack remains, growing it on the heap if not.
+    /// each level past the first [`UNCHECKED_STACK`] bytes makes sure enough host stack
+    /// remains, growing it on the heap if not.
     fn expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
         if !matches!(
             form.kind,
@@ -501,32 +521,41 @@ impl<'a> Lowerer<'a> {
             self.current()?.span = saved;
             return result;
         }
-        stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
-            let saved = self.current()?.span;
-            self.current()?.span = form.span;
-            // Only forms that pass their destination straight through keep it discarded.
-            let passes_through = form.head_symbol().is_some_and(|s| {
-                matches!(
-                    self.operator(s),
-                    Operator::Special(
-                        Special::Setq
-                            | Special::Progn
-                            | Special::If
-                            | Special::Let
-                            | Special::LetStar
-                    )
+        let here = stack_address();
+        let entry = *self.stack_entry.get_or_insert(here);
+        // `abs_diff`: on a stack segment stacker has grown, far from the entry, every level
+        // checks.
+        if here.abs_diff(entry) <= UNCHECKED_STACK {
+            self.compound_expr(form, dst, tail)
+        } else {
+            stacker::maybe_grow(RED_ZONE, STACK_GROWTH, || {
+                self.compound_expr(form, dst, tail)
+            })
+        }
+    }
+
+    /// [`Lowerer::expr`] of a list, vector or dotted form, on a stack it has checked.
+    fn compound_expr(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
+        let saved = self.current()?.span;
+        self.current()?.span = form.span;
+        // Only forms that pass their destination straight through keep it discarded.
+        let passes_through = form.head_symbol().is_some_and(|s| {
+            matches!(
+                self.operator(s),
+                Operator::Special(
+                    Special::Setq | Special::Progn | Special::If | Special::Let | Special::LetStar
                 )
-            });
-            let discarded = if passes_through {
-                self.discarded
-            } else {
-                self.discarded.take()
-            };
-            let result = self.expr_inner(form, dst, tail);
-            self.discarded = discarded;
-            self.current()?.span = saved;
-            result
-        })
+            )
+        });
+        let discarded = if passes_through {
+            self.discarded
+        } else {
+            self.discarded.take()
+        };
+        let result = self.expr_inner(form, dst, tail);
+        self.discarded = discarded;
+        self.current()?.span = saved;
+        result
     }
 
     fn expr_inner(&mut self, form: &Sexp, dst: Reg, tail: bool) -> Lowered {
