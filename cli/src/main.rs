@@ -6,7 +6,7 @@
 //! JSON object (`--format json`, notes in `notes`). `ptc check [FILE | -e EXPR]` runs
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
 //! the ToolCall description and the tool listing. `ptc serve` speaks JSON-RPC over JSON
-//! lines ([`serve`]).
+//! lines ([`serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
 //!
 //! Exit status: 0 when the script completed (or was accepted by `check`), 1 for any other
 //! outcome, 2 for usage errors, 141 when stdout is a closed pipe (`ptc run ... | head -c1`:
@@ -16,22 +16,8 @@
 
 #![forbid(unsafe_code)]
 
-/// `eprintln!` that never panics: a log line that cannot be written (stderr closed) is
-/// dropped.
-macro_rules! log_line {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
-/// `eprint!` that never panics (see [`log_line!`]).
-macro_rules! log_text {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($arg)*);
-    }};
-}
+#[macro_use]
+extern crate ptc_cli;
 
 mod mcp;
 mod serve;
@@ -72,7 +58,7 @@ enum Command {
     /// Print the ToolCall description and the tool listing for the configured roster.
     Describe(DescribeArgs),
     /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
-    Mcp(mcp::McpArgs),
+    Mcp(ptc_cli::mcp_args::McpArgs),
     /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
     Serve(serve::ServeArgs),
 }
@@ -150,24 +136,13 @@ struct Common {
 /// A usage error: printed on stderr, exit status 2.
 struct Usage(String);
 
-/// The stack of the thread the CLI runs on: the main thread's usual 8 MiB.
-const CLI_STACK_BYTES: usize = 8 << 20;
-
-/// The exit status of a panic that escaped the CLI (what Rust gives an unwinding `main`).
-const PANIC_STATUS: u8 = 101;
-
-/// Runs [`cli_main`] on a spawned thread. The compiler's stack guard (stacker) reads its
-/// thread's stack bounds once; for the main thread glibc finds them by parsing
-/// `/proc/self/maps` (~110 k instructions, a fifth of a trivial run's own work), for a
-/// spawned thread it knows them. If no thread can be spawned the CLI runs here.
+/// Runs the CLI on the main thread. (Running it on a spawned thread, whose stack bounds glibc
+/// knows without parsing `/proc/self/maps` for the compiler's stack guard, saves about 50 k
+/// instructions but costs more in the kernel, creating the thread, its stack and its malloc
+/// arena: a trivial `ptc run` took 0.71 ms that way against 0.62 ms on the main thread;
+/// benches/README.md, "Start-up".)
 fn main() -> ExitCode {
-    match std::thread::Builder::new()
-        .stack_size(CLI_STACK_BYTES)
-        .spawn(cli_main)
-    {
-        Ok(cli) => cli.join().unwrap_or(ExitCode::from(PANIC_STATUS)),
-        Err(_) => cli_main(),
-    }
+    cli_main()
 }
 
 fn cli_main() -> ExitCode {
@@ -362,8 +337,11 @@ fn run(
         }
         runner = runner.with_journal(Arc::new(store));
     }
+    // A run waits on a handful of sources (Ctrl-C, timers, the tools' completions): 64 epoll
+    // events a turn, not tokio's 1,024 (a 12 KiB buffer, three pages touched at start).
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .max_io_events_per_tick(64)
         .build()
         .map_err(|e| Usage(format!("cannot start the runtime: {e}")))?;
     let outcome = runtime.block_on(async {

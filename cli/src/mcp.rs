@@ -1,71 +1,60 @@
-//! `ptc mcp --config FILE [--http ADDR]`: ptc as an MCP code-mode server over the MCP
-//! servers the file names (spec/reference/mcp.md). Standard output carries MCP messages
-//! only; logs go to stderr through `tracing`, filtered by `PTC_LOG` (EnvFilter syntax,
-//! default `info,rmcp=warn`).
+//! `ptc mcp --config FILE [--http ADDR]`: hands over to the `ptc-mcp` binary, which serves
+//! MCP (spec/reference/mcp.md). The MCP and HTTP stack (rmcp, hyper, reqwest, rustls) lives
+//! in that binary only, so that `ptc run` starts without loading and relocating it (a third
+//! of the `ptc` binary's relocated pages; benches/README.md, "Start-up").
+//!
+//! `ptc-mcp` is looked for beside the running `ptc` (how `cargo install` and the release
+//! archives place it), then on `PATH`. On Unix the process becomes `ptc-mcp` (`exec`), so
+//! the MCP client's stdio, signals and exit status are the server's own; elsewhere `ptc`
+//! runs it as a child with inherited stdio and exits with its status.
 
 use crate::Usage;
-use clap::Args;
-use std::net::SocketAddr;
+use ptc_cli::mcp_args::McpArgs;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
-/// The environment variable that filters the server's logs.
-const LOG_ENV: &str = "PTC_LOG";
+/// The server binary's file name.
+const SERVER: &str = "ptc-mcp";
 
-#[derive(Debug, Args)]
-pub(crate) struct McpArgs {
-    /// The configuration: `{"mcpServers": {...}, "ptc": {...}}`.
-    #[arg(long, value_name = "FILE")]
-    config: PathBuf,
-    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (`PORT` alone binds
-    /// 127.0.0.1).
-    #[arg(long, value_name = "ADDR")]
-    http: Option<String>,
-}
-
-/// `ADDR` as a socket address; a bare port means loopback.
-fn address(text: &str) -> Result<SocketAddr, Usage> {
-    if let Ok(port) = text.trim_start_matches(':').parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    text.parse()
-        .map_err(|e| Usage(format!("--http {text}: not HOST:PORT or PORT ({e})")))
+/// The server binary beside the running executable, if there is one.
+fn beside_this_executable() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let candidate = exe
+        .parent()?
+        .join(format!("{SERVER}{}", std::env::consts::EXE_SUFFIX));
+    candidate.is_file().then_some(candidate)
 }
 
 pub(crate) fn run(args: &McpArgs) -> Result<ExitCode, Usage> {
-    let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
-    let config = ptc_mcp::Config::load(&args.config).map_err(|e| Usage(e.to_string()))?;
-    let http = args.http.as_deref().map(address).transpose()?;
-    if let Some(addr) = http
-        && !addr.ip().is_loopback()
-    {
-        tracing::warn!(
-            "--http {addr} is not a loopback address: anyone who reaches it can call every upstream tool"
-        );
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Usage(format!("cannot start the runtime: {e}")))?;
-    let result = runtime.block_on(async {
-        match http {
-            Some(addr) => ptc_mcp::serve_http(&config, addr).await,
-            None => ptc_mcp::serve_stdio(&config).await,
-        }
-    });
-    // Upstream stderr forwarders may still be reading; do not wait for them.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
-    match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(error) => {
-            log_line!("ptc: error: {error}");
-            Ok(ExitCode::from(1))
-        }
+    let program = beside_this_executable().unwrap_or_else(|| PathBuf::from(SERVER));
+    let mut command = Command::new(&program);
+    command.args(args.to_args());
+    let error = hand_over(&mut command);
+    let hint = if error.kind() == std::io::ErrorKind::NotFound {
+        " (`ptc mcp` runs the ptc-mcp binary, installed beside ptc by `cargo install ptc-cli`; \
+         it is neither beside this ptc nor on PATH)"
+    } else {
+        ""
+    };
+    log_line!(
+        "ptc: error: cannot start {}: {error}{hint}",
+        program.display()
+    );
+    Ok(ExitCode::from(1))
+}
+
+/// Replaces this process with the server; returns only if that failed.
+#[cfg(unix)]
+fn hand_over(command: &mut Command) -> std::io::Error {
+    use std::os::unix::process::CommandExt as _;
+    command.exec()
+}
+
+/// Runs the server as a child and exits with its status; returns only if it did not start.
+#[cfg(not(unix))]
+fn hand_over(command: &mut Command) -> std::io::Error {
+    match command.status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(error) => error,
     }
 }

@@ -1,0 +1,86 @@
+//! `ptc-mcp --config FILE [--http ADDR]`: ptc as an MCP code-mode server over the MCP
+//! servers the file names (spec/reference/mcp.md). `ptc mcp` runs this binary with the
+//! same arguments; it is a binary of its own so that the MCP and HTTP stack (rmcp, hyper,
+//! reqwest, rustls) stays out of `ptc`, whose start-up it would slow (see `ptc`'s `mcp`
+//! module).
+//!
+//! Standard output carries MCP messages only; logs go to stderr through `tracing`,
+//! filtered by `PTC_LOG` (EnvFilter syntax, default `info,rmcp=warn`). Exit status: 0 when
+//! the client closed the session, 1 when serving failed, 2 for usage errors.
+
+#![forbid(unsafe_code)]
+
+use clap::Parser;
+use ptc_cli::log_line;
+use ptc_cli::mcp_args::McpArgs;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+/// The environment variable that filters the server's logs.
+const LOG_ENV: &str = "PTC_LOG";
+
+#[derive(Debug, Parser)]
+#[command(name = "ptc-mcp", version)]
+struct Cli {
+    #[command(flatten)]
+    args: McpArgs,
+}
+
+/// `ADDR` as a socket address; a bare port means loopback.
+fn address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.trim_start_matches(':').parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse()
+        .map_err(|e| format!("--http {text}: not HOST:PORT or PORT ({e})"))
+}
+
+fn main() -> ExitCode {
+    let args = Cli::parse().args;
+    let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+    match serve(&args) {
+        Ok(code) => code,
+        Err(message) => {
+            log_line!("ptc: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Serves until the client goes away; `Err` is a usage error.
+fn serve(args: &McpArgs) -> Result<ExitCode, String> {
+    let config = ptc_mcp::Config::load(&args.config).map_err(|e| e.to_string())?;
+    let http = args.http.as_deref().map(address).transpose()?;
+    if let Some(addr) = http
+        && !addr.ip().is_loopback()
+    {
+        tracing::warn!(
+            "--http {addr} is not a loopback address: anyone who reaches it can call every upstream tool"
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        match http {
+            Some(addr) => ptc_mcp::serve_http(&config, addr).await,
+            None => ptc_mcp::serve_stdio(&config).await,
+        }
+    });
+    // Upstream stderr forwarders may still be reading; do not wait for them.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(error) => {
+            log_line!("ptc: error: {error}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
