@@ -6,6 +6,10 @@
 # dynamic loader's symbol lookups and the loading of libc, libm and libgcc_s go away). This
 # is the build to ship; keep the two binaries side by side (`ptc mcp` runs `ptc-mcp`).
 #
+# The `dist` profile (the workspace Cargo.toml) is the release profile with fat LTO and one
+# codegen unit: a smaller binary that touches and relocates fewer pages at start, linked in
+# minutes rather than seconds.
+#
 # Relative relocations are packed (`-z pack-relative-relocs`, DT_RELR: glibc 2.36 and a
 # linker that has it, as the rust-lld Rust links with by default and GNU ld 2.38 do; a
 # trial link decides): the relocation table shrinks from about half a megabyte to a few
@@ -35,7 +39,7 @@ if echo 'fn main() {}' | rustc --edition 2021 $relr -o "$probe/relr" - >/dev/nul
 fi
 rm -rf "$probe"
 RUSTFLAGS="$flags" \
-  cargo build --release -p ptc-cli --bin ptc --bin ptc-mcp --features hickory-dns --target "$host" "$@"
-dir="${CARGO_TARGET_DIR:-target}/$host/release"
+  cargo build --profile dist -p ptc-cli --bin ptc --bin ptc-mcp --features hickory-dns --target "$host" "$@"
+dir="${CARGO_TARGET_DIR:-target}/$host/dist"
 echo "$dir/ptc"
 echo "$dir/ptc-mcp"

@@ -33,6 +33,7 @@ use std::io::{IsTerminal as _, Read as _};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Parser)]
@@ -135,6 +136,13 @@ struct Common {
 
 /// A usage error: printed on stderr, exit status 2.
 struct Usage(String);
+
+/// Set by SIGINT (Ctrl-C) during `ptc run`; the run's interrupt watcher polls it.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// How often a running `ptc run` looks at [`INTERRUPTED`]: Ctrl-C settles the run as
+/// `interrupted` within this long.
+const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Runs the CLI on the main thread. (Running it on a spawned thread, whose stack bounds glibc
 /// knows without parsing `/proc/self/maps` for the compiler's stack guard, saves about 50 k
@@ -337,11 +345,16 @@ fn run(
         }
         runner = runner.with_journal(Arc::new(store));
     }
-    // A run waits on a handful of sources (Ctrl-C, timers, the tools' completions): 64 epoll
-    // events a turn, not tokio's 1,024 (a 12 KiB buffer, three pages touched at start).
+    // Ctrl-C sets a flag that the run polls (below) instead of going through tokio's signal
+    // driver, which needs the I/O driver and sets up all 64 signals at start (22 KiB and
+    // some 40 k instructions of a trivial run). Nothing else of a run needs I/O readiness:
+    // the built-in tools work on their own threads. If the handler cannot be installed,
+    // Ctrl-C keeps its default action and ends the process.
+    let watch_interrupt = signal_hook::flag::register(signal_hook::consts::SIGINT, &INTERRUPTED)
+        .inspect_err(|e| log_line!("ptc: Ctrl-C will not settle the run: {e}"))
+        .is_ok();
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .max_io_events_per_tick(64)
+        .enable_time()
         .build()
         .map_err(|e| Usage(format!("cannot start the runtime: {e}")))?;
     let outcome = runtime.block_on(async {
@@ -376,15 +389,23 @@ fn run(
             options = options.id(id);
         }
         let cancel = options.cancel_token().clone();
-        let interrupt = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
+        let interrupt = watch_interrupt.then(|| {
+            tokio::spawn(async move {
+                let mut poll = tokio::time::interval(INTERRUPT_POLL);
+                poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    poll.tick().await;
+                    if INTERRUPTED.load(Ordering::Relaxed) {
+                        cancel.cancel();
+                        break;
+                    }
+                }
+            })
         });
-        // Let the listener register before anything runs.
-        tokio::task::yield_now().await;
         let outcome = runner.run(source, options).await;
-        interrupt.abort();
+        if let Some(interrupt) = interrupt {
+            interrupt.abort();
+        }
         if let Some(progress) = progress {
             progress.abort();
             if outcome.stats.elapsed_ms >= 1000 {
