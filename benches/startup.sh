@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Whole-process start-up of the release CLI beside Debian's Lua 5.4 (issue #16's "trivial
-# script, whole process" row). Build first:
-#   cargo build --release -p ptc-cli --bin ptc
-# then `benches/startup.sh` (valgrind, perf, readelf and lua5.4 on PATH; LUA=... to use
-# another Lua, PTC=... another ptc binary, RUNS=... the wall-time repetitions, default 200).
+# script, whole process" row). Build first, the binary to ship:
+#   cli/build-static.sh      (then PTC=target/x86_64-unknown-linux-gnu/dist/ptc)
+# or the everyday one, `cargo build --release -p ptc-cli --bin ptc` (the default PTC), and
+# run `benches/startup.sh` (valgrind, perf, readelf and lua5.4 on PATH; LUA=... to use
+# another Lua, PTC=... another ptc binary, RUNS=... the wall-time repetitions, default 200,
+# ROUNDS=... the paired rounds, default 20).
 # Instructions: callgrind over the whole process, from the dynamic loader's first
 # instruction to exit (no toggle), so relocation processing and every initialiser count.
 # Wall: `perf stat -r RUNS`, the mean elapsed time, the mean task-clock (CPU time) and the
 # mean page faults (most of a trivial run's CPU time: the loader's writes to the relocated
 # pages, the text pages touched, the heap).
-# Size: the file's bytes; relocations: the entries `readelf -rW` lists (dynamic loader work).
+# Paired: ROUNDS rounds, each `perf stat -r 50` of ptc then of Lua back to back, so both see
+# the same machine; the mean of the per-round ratios of task-clock and how many rounds ptc
+# took no more CPU than Lua (a VM's noise moves single means by 20 % or more).
+# Size: the file's bytes; relocations: the entries `readelf -rW` lists (dynamic loader work;
+# a RELR-packed binary, as cli/build-static.sh links, lists only its few non-relative ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ptc=${PTC:-target/release/ptc}
@@ -54,3 +60,16 @@ lua_bin=$(command -v "$lua")
 lua_bin=$(readlink -f "$lua_bin")
 read -r lw lt lf < <(wall "$lua" -e 'print(1)')
 echo "| $lua -e 'print(1)' | $(stat -c %s "$lua_bin") | $(relocations "$lua_bin") | $(instructions "$lua" -e 'print(1)') | $lw | $lt | $lf |"
+
+# Paired rounds: "mean-ratio rounds-at-or-below" over ROUNDS.
+paired() {
+  local rounds=${ROUNDS:-20} p l
+  for _ in $(seq "$rounds"); do
+    p=$(perf stat -r 50 -x, -e task-clock "$ptc" run "$script" 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
+    l=$(perf stat -r 50 -x, -e task-clock "$lua" -e 'print(1)' 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
+    echo "$p $l"
+  done | awk '{r = $1 / $2; s += r; if (r <= 1) w++} END {printf "%.3f %d/%d\n", s / NR, w, NR}'
+}
+echo
+read -r ratio below < <(paired)
+echo "paired task-clock, ptc / Lua: mean ratio $ratio; ptc at or below Lua in $below rounds"

@@ -8,6 +8,8 @@
 //! the ToolCall description and the tool listing. `ptc serve` speaks JSON-RPC over JSON
 //! lines ([`serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
 //!
+//! Ctrl-C during `ptc run` settles the run as `interrupted`, with its audit, within 50 ms.
+//!
 //! Exit status: 0 when the script completed (or was accepted by `check`), 1 for any other
 //! outcome, 2 for usage errors, 141 when stdout is a closed pipe (`ptc run ... | head -c1`:
 //! 128 + SIGPIPE, what a shell shows for a program that signal ended; nothing is printed).
