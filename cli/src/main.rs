@@ -380,7 +380,6 @@ fn run(
                 }
             })
         });
-        // Ctrl-C interrupts the run, which then settles `interrupted` with its audit.
         let sink = move |snapshot: &Progress| {
             if let Ok(mut slot) = latest.lock() {
                 *slot = Some(snapshot.clone());
@@ -390,6 +389,7 @@ fn run(
         if let Some(id) = id {
             options = options.id(id);
         }
+        // Ctrl-C interrupts the run, which then settles `interrupted` with its audit.
         let cancel = options.cancel_token().clone();
         let interrupt = watch_interrupt.then(|| {
             tokio::spawn(async move {
