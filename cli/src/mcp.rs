@@ -1,6 +1,6 @@
 //! `ptc mcp --config FILE [--http ADDR]`: hands over to the `ptc-mcp` binary, which serves
 //! MCP (spec/reference/mcp.md). The MCP and HTTP stack (rmcp, hyper, reqwest, rustls) lives
-//! in that binary only, so that `ptc run` starts without loading and relocating it (a third
+//! in that binary only, so that `ptc run` starts without loading and relocating it (about half
 //! of the `ptc` binary's relocated pages; benches/README.md, "Start-up").
 //!
 //! `ptc-mcp` is looked for beside the running `ptc` (how `cargo install` and the release

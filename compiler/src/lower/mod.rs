@@ -87,6 +87,8 @@ slots! {
 
 /// Stack that must remain before lowering one more nesting level.
 pub(crate) const RED_ZONE: usize = 128 * 1024;
+/// Stack added when less than [`RED_ZONE`] remains.
+pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
 /// Stack the lowering may use, below its first level, without asking how much remains:
 /// asking costs, on a process's main thread, a parse of `/proc/self/maps` (about 50 k
 /// instructions and a trip through the kernel, a tenth of a trivial `ptc run`), which a
@@ -102,8 +104,6 @@ fn stack_address() -> usize {
     let marker = 0_u8;
     (&raw const marker).addr()
 }
-/// Stack added when less than [`RED_ZONE`] remains.
-pub(crate) const STACK_GROWTH: usize = 2 * 1024 * 1024;
 
 /// Lowers `input` into a verified program, parsing lambda lists with `parse_params`.
 ///
