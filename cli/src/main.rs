@@ -149,8 +149,8 @@ const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(50)
 /// Runs the CLI on the main thread. (Running it on a spawned thread, whose stack bounds glibc
 /// knows without parsing `/proc/self/maps` for the compiler's stack guard, saves about 50 k
 /// instructions but costs more in the kernel, creating the thread, its stack and its malloc
-/// arena: a trivial `ptc run` took 0.71 ms that way against 0.62 ms on the main thread;
-/// benches/README.md, "Start-up".)
+/// arena: a trivial static-PIE `ptc run` took a median 1.19 ms of CPU that way against
+/// 0.87 ms on the main thread; benches/README.md, "Start-up".)
 fn main() -> ExitCode {
     cli_main()
 }
