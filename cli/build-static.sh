@@ -15,6 +15,13 @@
 # trial link decides): the relocation table shrinks from about half a megabyte to a few
 # kilobytes, and the start-up reads that much less.
 #
+# Start-up functions first: the functions a short run executes (cli/startup.order, made by
+# benches/startup-order.sh) are placed together at the front of `.text`
+# (`--symbol-ordering-file`, rust-lld's and gold's; a trial link decides), so the kernel maps
+# them in a few 64 KiB windows instead of faulting on windows all over the text (a trivial
+# run: 37 text faults -> 17). cli/build.rs hands it to the `ptc` link alone; the compile
+# flags, and with them the symbol names, are the ones the file was made with.
+#
 # The one thing static glibc cannot do safely is load NSS modules (getaddrinfo): the static
 # build turns on the `hickory-dns` feature, so `ptc mcp` resolves its HTTP upstreams' host
 # names with hickory (/etc/hosts and /etc/resolv.conf) instead. ptc uses no other NSS call.
@@ -37,9 +44,25 @@ probe=$(mktemp -d)
 if echo 'fn main() {}' | rustc --edition 2021 $relr -o "$probe/relr" - >/dev/null 2>&1; then
   flags="$flags $relr"
 fi
+order=""
+if echo 'fn main() {}' | rustc --edition 2021 -C link-arg=-Wl,--symbol-ordering-file=/dev/null \
+  -o "$probe/order" - >/dev/null 2>&1; then
+  order="$PWD/cli/startup.order"
+fi
 rm -rf "$probe"
-RUSTFLAGS="$flags" \
+# cli/build.rs passes PTC_STARTUP_ORDER to the `ptc` link.
+RUSTFLAGS="$flags" PTC_STARTUP_ORDER="$order" \
   cargo build --profile dist -p ptc-cli --bin ptc --bin ptc-mcp --features hickory-dns --target "$host" "$@"
 dir="${CARGO_TARGET_DIR:-target}/$host/dist"
+if [ -n "$order" ] && command -v nm >/dev/null; then
+  listed=$(grep -vc '^#' cli/startup.order || true)
+  found=$(nm "$dir/ptc" | awk '{print $NF}' | sort -u \
+    | comm -12 - <(grep -v '^#' cli/startup.order | sort -u) | wc -l)
+  echo "cli/startup.order: $found of its $listed start-up functions are in this build" >&2
+  if [ $((found * 10)) -lt $((listed * 9)) ]; then
+    echo "cli/build-static.sh: fewer than 90 % found (a toolchain or dependency update, or a" \
+      "changed signature, renamed them); run benches/startup-order.sh and build again" >&2
+  fi
+fi
 echo "$dir/ptc"
 echo "$dir/ptc-mcp"

@@ -16,13 +16,21 @@
 //! Results go to stdout; logs and diagnostics to stderr. No output path panics: stdout goes
 //! through [`emit`], stderr through [`log_line!`], which drops a line it cannot write.
 
-#![forbid(unsafe_code)]
+// `unsafe` is denied crate-wide and forbidden in every module but `start`, the process
+// entry on Linux with glibc, which skips std's start-up (see its module doc).
+#![deny(unsafe_code)]
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
 #[macro_use]
 extern crate ptc_cli;
 
+#[forbid(unsafe_code)]
 mod mcp;
+#[forbid(unsafe_code)]
 mod serve;
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+mod start;
+#[forbid(unsafe_code)]
 mod stub;
 
 use ptc_cli::builtin;
@@ -34,7 +42,6 @@ use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -146,16 +153,21 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// `interrupted` within this long.
 const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Runs the CLI on the main thread. (Running it on a spawned thread, whose stack bounds glibc
+/// The process entry where std's start-up runs: every target but `*-linux-gnu`, where the
+/// entry is `start`'s C `main` (and test builds).
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(cli_main())
+}
+
+/// The CLI, on the main thread. (Running it on a spawned thread, whose stack bounds glibc
 /// knows without parsing `/proc/self/maps` for the compiler's stack guard, saves about 50 k
 /// instructions but costs more in the kernel, creating the thread, its stack and its malloc
 /// arena: a trivial static-PIE `ptc run` took a median 1.19 ms of CPU that way against
 /// 0.87 ms on the main thread; benches/README.md, "Start-up".)
-fn main() -> ExitCode {
-    cli_main()
-}
-
-fn cli_main() -> ExitCode {
+///
+/// Returns the exit status (the module doc lists them).
+fn cli_main() -> u8 {
     let cli = Cli::parse();
     // A panicking tool is contained by the runtime; keep its report to one stderr line.
     std::panic::set_hook(Box::new(|info| log_line!("ptc: a tool panicked: {info}")));
@@ -179,7 +191,7 @@ fn cli_main() -> ExitCode {
         Ok(code) => code,
         Err(Usage(message)) => {
             log_line!("ptc: error: {message}");
-            ExitCode::from(2)
+            2
         }
     }
 }
@@ -316,7 +328,7 @@ fn run(
     expression: Option<std::ffi::OsString>,
     id: Option<String>,
     common: &Common,
-) -> Result<ExitCode, Usage> {
+) -> Result<u8, Usage> {
     let bytes = match (file, expression) {
         (_, Some(expression)) => expression_bytes(expression),
         (Some(file), None) => read_source(file)?,
@@ -327,7 +339,7 @@ fn run(
         Ok(source) => source,
         Err(diagnostic) => {
             print_outcome(&not_utf8_outcome(&diagnostic, id), common.format);
-            return Ok(ExitCode::from(1));
+            return Ok(1);
         }
     };
     let (registry, stubs) = registry(common)?;
@@ -444,7 +456,7 @@ fn check(
     file: Option<&str>,
     expression: Option<std::ffi::OsString>,
     common: &Common,
-) -> Result<ExitCode, Usage> {
+) -> Result<u8, Usage> {
     let (bytes, file) = match (file, expression) {
         (_, Some(expression)) => (expression_bytes(expression), "-e"),
         (Some(file), None) => (read_source(file)?, file),
@@ -499,14 +511,10 @@ fn check(
             emit(&json!({"ok": diagnostics.is_empty(), "diagnostics": items}));
         }
     }
-    Ok(if diagnostics.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(u8::from(!diagnostics.is_empty()))
 }
 
-fn describe(common: &Common) -> Result<ExitCode, Usage> {
+fn describe(common: &Common) -> Result<u8, Usage> {
     let (registry, _stubs) = registry(common)?;
     match common.format {
         Format::Text => {
@@ -527,7 +535,7 @@ fn describe(common: &Common) -> Result<ExitCode, Usage> {
             }));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(0)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use crate::Usage;
 use ptc_cli::mcp_args::McpArgs;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::Command;
 
 /// The server binary's file name.
 const SERVER: &str = "ptc-mcp";
@@ -25,7 +25,7 @@ fn beside_this_executable() -> Option<PathBuf> {
     candidate.is_file().then_some(candidate)
 }
 
-pub(crate) fn run(args: &McpArgs) -> Result<ExitCode, Usage> {
+pub(crate) fn run(args: &McpArgs) -> Result<u8, Usage> {
     let program = beside_this_executable().unwrap_or_else(|| PathBuf::from(SERVER));
     let mut command = Command::new(&program);
     command.args(args.to_args());
@@ -40,7 +40,7 @@ pub(crate) fn run(args: &McpArgs) -> Result<ExitCode, Usage> {
         "ptc: error: cannot start {}: {error}{hint}",
         program.display()
     );
-    Ok(ExitCode::from(1))
+    Ok(1)
 }
 
 /// Replaces this process with the server; returns only if that failed.

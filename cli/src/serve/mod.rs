@@ -36,7 +36,6 @@ use run::start_run;
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
 use std::io::{BufRead as _, Write as _};
-use std::process::ExitCode;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -110,7 +109,7 @@ impl Shared {
 }
 
 /// Runs the server until EOF on stdin.
-pub(crate) fn main(args: &ServeArgs) -> ExitCode {
+pub(crate) fn main(args: &ServeArgs) -> u8 {
     let (out_tx, out_rx) = std::sync::mpsc::channel::<String>();
     let writer = std::thread::spawn(move || {
         let mut stdout = std::io::stdout().lock();
@@ -132,7 +131,7 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => {
             log_line!("ptc serve: cannot start the runtime: {error}");
-            return ExitCode::from(2);
+            return 2;
         }
     };
     let shared = Arc::new(Shared {
@@ -146,7 +145,7 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
     runtime.shutdown_background();
     // Every sender is gone, so the writer drains what is queued and ends.
     let _ = writer.join();
-    ExitCode::SUCCESS
+    0
 }
 
 /// Reads stdin as lines of at most [`MAX_LINE_BYTES`] bytes.
