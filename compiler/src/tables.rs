@@ -10,7 +10,6 @@
 
 use crate::ast::Sexp;
 use ptc_vm::Interner;
-use ptc_vm::prims::PRIMITIVES;
 use ptc_vm::print::{self, Style};
 
 /// The 17 special forms, in the reference's order (`condition-case` is issue 18's).
@@ -161,11 +160,9 @@ pub fn is_definition_form(name: &str) -> bool {
 /// Whether `name` is a pure primitive.
 #[must_use]
 pub fn is_primitive(name: &str) -> bool {
-    // Asked for every call preflight sees: a hash set over the table, built once, instead
-    // of a scan of its 148 names.
-    static NAMES: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
-        std::sync::LazyLock::new(|| PRIMITIVES.iter().map(|p| p.name).collect());
-    NAMES.contains(name)
+    // Asked for every call preflight sees: the operator index, built at compile time,
+    // instead of a scan of its 148 names.
+    crate::lower::is_primitive(name)
 }
 
 /// Whether `name` is built into the language: a special form, a transformer, a definition
@@ -202,6 +199,7 @@ pub fn prin1(datum: &Sexp, interner: &Interner) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ptc_vm::prims::PRIMITIVES;
 
     #[test]
     fn tables_are_closed_and_disjoint() {

@@ -208,11 +208,32 @@ const FRESH_CAPACITY: usize = 64;
 /// Bytes of names a fresh table holds before its buffer grows.
 const FRESH_TEXT: usize = 512;
 
-/// The 64-bit hash the table keys names by (what [`Interner::iter_interned`] yields).
+/// The 64-bit hash the table keys names by (what [`Interner::iter_interned`] yields): each
+/// 8-byte little-endian word of the name, then its last partial word, mixed in by xor and a
+/// multiply (rustc-hash's multiplier), seeded with the length; the low bits, which index
+/// tables, are mixed from the high ones by a final rotation. Unkeyed, as before: the
+/// interner bounds its probing instead ([`Interner`]). A `const fn`, so that tables keyed by
+/// it (the compiler's operator index) are built at compile time, not at start-up.
 #[must_use]
-pub fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
+#[allow(clippy::cast_lossless, reason = "`u64::from` is not `const`")]
+pub const fn name_hash(name: &str) -> u64 {
+    const MULTIPLIER: u64 = 0xf135_7aea_2e62_a9c5;
+    let mut rest = name.as_bytes();
+    let mut hash = rest.len() as u64;
+    while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+        hash = (hash ^ u64::from_le_bytes(*word)).wrapping_mul(MULTIPLIER);
+        rest = tail;
+    }
+    let (mut word, mut shift) = (0u64, 0);
+    while let Some((&byte, tail)) = rest.split_first() {
+        word |= (byte as u64) << shift;
+        shift += 8;
+        rest = tail;
+    }
+    if shift > 0 {
+        hash = (hash ^ word).wrapping_mul(MULTIPLIER);
+    }
+    hash.rotate_left(26)
 }
 
 /// The table of the well-known symbols, built once per process; every fresh table is a

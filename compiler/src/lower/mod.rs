@@ -30,7 +30,8 @@ use crate::roster::RosterTool;
 use crate::scratch::{self, slots};
 use builder::{FunctionBuilder, Location, Patch};
 use capture::{Captured, ScopeIndex};
-use operators::{OPERATOR_INDEX, Operator, Special};
+pub(crate) use operators::is_primitive;
+use operators::{Operator, Special, builtin_operator};
 use ptc_vm::isa::{ConstIdx, FuncIdx, Op, PrimIdx, Reg, ToolIdx};
 use ptc_vm::print::{self, Style};
 use ptc_vm::program::{Callable, Capture, Function, ProgramParts};
@@ -254,13 +255,8 @@ impl<'a> Lowerer<'a> {
             }
         };
         for (symbol, name, hash) in interner.iter_interned() {
-            let Some(entries) = OPERATOR_INDEX.get(hash) else {
-                continue;
-            };
-            for &(entry_name, operator) in entries {
-                if entry_name == name {
-                    define(symbol, operator);
-                }
+            if let Some(operator) = builtin_operator(name, hash) {
+                define(symbol, operator);
             }
         }
         for (index, tool) in tools.iter().enumerate() {

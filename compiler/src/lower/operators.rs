@@ -1,13 +1,13 @@
 //! The operator table of lowering: what each operator name means before the script's own
 //! definitions and tools are considered — the special forms lowering open-codes and the
 //! primitives, in one static index keyed by [`ptc_vm::symbol::name_hash`] (the hash the
-//! interner stores with each name, so building a compile's operator table hashes no name).
+//! interner stores with each name, so building a compile's operator table hashes no name),
+//! built at compile time.
 //!
 //! Invariant: [`SPECIALS`] is exactly the closed set of special and definition forms
 //! (`crate::tables`), checked by the test below.
 
 use ptc_vm::isa::{FuncIdx, PrimIdx, ToolIdx};
-use rustc_hash::FxHashMap;
 
 /// The special forms lowering open-codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,77 +54,90 @@ pub(super) const SPECIALS: [(&str, Special); 19] = [
     ("defmacro", Special::Definition),
 ];
 
-/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name: the
-/// names with that hash and what each names (a name may be both a primitive and a special
-/// form; the lowerer lets the special form win). A bit per hash value modulo
-/// [`FILTER_BITS`] rejects most other names without a map lookup. Built once per process,
-/// on its first compile (which a one-shot `ptc run` pays): an entry's names are inline
-/// unless a hash has two (a name that is both a primitive and a special form), so the
-/// build makes one allocation, not one per name.
-pub(super) struct OperatorIndex {
-    by_hash: FxHashMap<u64, Names>,
-    filter: [u64; FILTER_BITS / 64],
-}
+/// Slots of [`INDEX`]: a power of two, over three times the 167 names, so a lookup of a
+/// name that is no operator usually meets an empty slot at once.
+const SLOTS: usize = 512;
 
-/// The names with one hash and what each names.
-type Names = smallvec::SmallVec<[(&'static str, Operator); 1]>;
-
-/// Bits of [`OperatorIndex`]'s filter (about 170 names set: most other names miss).
-const FILTER_BITS: usize = 4096;
-
-impl OperatorIndex {
-    /// The names with name hash `hash` and what each names.
-    pub(super) fn get(&self, hash: u64) -> Option<&[(&'static str, Operator)]> {
-        #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
-        let bit = (hash as usize) % FILTER_BITS;
-        if self
-            .filter
-            .get(bit / 64)
-            .is_none_or(|word| word & (1 << (bit % 64)) == 0)
-        {
-            return None;
+/// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name, built at
+/// compile time (so no run pays for it at start-up): open addressing with linear probing,
+/// each slot 0 (empty) or 1 + the name's position in [`ptc_vm::prims::PRIMITIVES`] followed
+/// by [`SPECIALS`]. A name that is both a primitive and a special form has both entries.
+static INDEX: [u16; SLOTS] = {
+    let mut slots = [0u16; SLOTS];
+    let mut position = 0;
+    while position < OPERATOR_COUNT {
+        let mut slot = slot_of(ptc_vm::symbol::name_hash(name_at(position)));
+        while slots[slot] != 0 {
+            slot = (slot + 1) % SLOTS;
         }
-        self.by_hash.get(&hash).map(smallvec::SmallVec::as_slice)
+        #[allow(clippy::cast_possible_truncation, reason = "167 positions")]
+        {
+            slots[slot] = position as u16 + 1;
+        }
+        position += 1;
+    }
+    slots
+};
+
+/// How many names [`INDEX`] holds.
+const OPERATOR_COUNT: usize = ptc_vm::prims::PRIMITIVES.len() + SPECIALS.len();
+
+/// The name at `position` of [`INDEX`]'s order.
+const fn name_at(position: usize) -> &'static str {
+    if position < ptc_vm::prims::PRIMITIVES.len() {
+        ptc_vm::prims::PRIMITIVES[position].name
+    } else {
+        SPECIALS[position - ptc_vm::prims::PRIMITIVES.len()].0
     }
 }
 
-pub(super) static OPERATOR_INDEX: std::sync::LazyLock<OperatorIndex> =
-    std::sync::LazyLock::new(|| {
-        let mut index: FxHashMap<u64, Names> = FxHashMap::with_capacity_and_hasher(
-            ptc_vm::prims::PRIMITIVES.len() + SPECIALS.len(),
-            rustc_hash::FxBuildHasher,
-        );
-        let primitives = ptc_vm::prims::PRIMITIVES
-            .iter()
-            .enumerate()
-            .filter_map(|(at, prim)| {
-                Some((
-                    prim.name,
-                    Operator::Primitive(PrimIdx(u8::try_from(at).ok()?)),
-                ))
-            });
-        let specials = SPECIALS
-            .iter()
-            .map(|&(name, special)| (name, Operator::Special(special)));
-        for (name, operator) in primitives.chain(specials) {
-            index
-                .entry(ptc_vm::symbol::name_hash(name))
-                .or_default()
-                .push((name, operator));
-        }
-        let mut filter = [0; FILTER_BITS / 64];
-        for &hash in index.keys() {
-            #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
-            let bit = (hash as usize) % FILTER_BITS;
-            if let Some(word) = filter.get_mut(bit / 64) {
-                *word |= 1 << (bit % 64);
+/// Where probing for a name of hash `hash` starts.
+const fn slot_of(hash: u64) -> usize {
+    #[allow(clippy::cast_possible_truncation, reason = "only the low bits index")]
+    let low = hash as usize;
+    low % SLOTS
+}
+
+/// The positions in [`INDEX`]'s order of the entries named `name` (whose
+/// [`ptc_vm::symbol::name_hash`] is `hash`): none, one, or a primitive's and a special
+/// form's.
+fn positions(name: &str, hash: u64) -> impl Iterator<Item = usize> {
+    let mut slot = slot_of(hash);
+    // Every probe sequence ends at an empty slot: the table is never more than a third full.
+    std::iter::from_fn(move || {
+        loop {
+            let entry = *INDEX.get(slot).filter(|&&entry| entry != 0)?;
+            slot = (slot + 1) % SLOTS;
+            let position = usize::from(entry - 1);
+            if name_at(position) == name {
+                return Some(position);
             }
         }
-        OperatorIndex {
-            by_hash: index,
-            filter,
+    })
+}
+
+/// What `name` (whose [`ptc_vm::symbol::name_hash`] is `hash`) names before the script's
+/// own definitions and tools: its special form, else its primitive, else `None`.
+pub(super) fn builtin_operator(name: &str, hash: u64) -> Option<Operator> {
+    let mut found = None;
+    for position in positions(name, hash) {
+        match position.checked_sub(ptc_vm::prims::PRIMITIVES.len()) {
+            Some(special) => return SPECIALS.get(special).map(|&(_, s)| Operator::Special(s)),
+            None => {
+                found = u8::try_from(position)
+                    .ok()
+                    .map(|at| Operator::Primitive(PrimIdx(at)));
+            }
         }
-    });
+    }
+    found
+}
+
+/// Whether `name` is a primitive's (it may also be a special form's).
+pub(crate) fn is_primitive(name: &str) -> bool {
+    positions(name, ptc_vm::symbol::name_hash(name))
+        .any(|position| position < ptc_vm::prims::PRIMITIVES.len())
+}
 
 /// What an operator symbol names.
 #[derive(Debug, Clone, Copy)]
@@ -142,30 +155,35 @@ mod tests {
     use super::SPECIALS;
     use crate::tables::{DEFINITION_FORMS, SPECIAL_FORMS};
 
-    /// Every primitive and special form passes the index's filter and is found.
+    /// Every primitive and special form is found as itself (a special form winning over a
+    /// primitive of the same name), and other names are not.
     #[test]
     fn the_index_finds_every_operator() {
-        let names = ptc_vm::prims::PRIMITIVES
-            .iter()
-            .map(|p| p.name)
-            .chain(SPECIALS.iter().map(|(name, _)| *name));
-        for name in names {
-            let entries = super::OPERATOR_INDEX
-                .get(ptc_vm::symbol::name_hash(name))
-                .unwrap_or_default();
-            assert!(entries.iter().any(|(n, _)| *n == name), "{name}");
+        use super::{Operator, builtin_operator};
+        use ptc_vm::symbol::name_hash;
+        for (at, primitive) in ptc_vm::prims::PRIMITIVES.iter().enumerate() {
+            let name = primitive.name;
+            match builtin_operator(name, name_hash(name)) {
+                Some(Operator::Primitive(index)) => assert_eq!(usize::from(index.0), at, "{name}"),
+                Some(Operator::Special(_)) => {
+                    assert!(SPECIALS.iter().any(|(n, _)| *n == name), "{name}");
+                }
+                other => panic!("{name}: {other:?}"),
+            }
         }
-        let misses = [
-            "user", "orders", "details", "d", ":id", "get_user", "x", "acc",
-        ]
-        .iter()
-        .filter(|name| {
-            super::OPERATOR_INDEX
-                .get(ptc_vm::symbol::name_hash(name))
-                .is_none()
-        })
-        .count();
-        assert!(misses >= 6, "{misses}");
+        for (name, special) in SPECIALS {
+            assert!(
+                matches!(builtin_operator(name, name_hash(name)), Some(Operator::Special(s)) if s == special),
+                "{name}"
+            );
+        }
+        for name in [
+            "user", "orders", "details", "d", ":id", "get_user", "x", "acc", "",
+        ] {
+            assert!(builtin_operator(name, name_hash(name)).is_none(), "{name}");
+        }
+        // A name with an operator's hash but another spelling is no operator.
+        assert!(builtin_operator("cdr", name_hash("car")).is_none());
     }
 
     #[test]
