@@ -209,7 +209,7 @@ const FRESH_CAPACITY: usize = 64;
 const FRESH_TEXT: usize = 512;
 
 /// The 64-bit hash the table keys names by (what [`Interner::iter_interned`] yields): each
-/// 8-byte little-endian word of the name, then its last partial word, mixed in by xor and a
+/// 8-byte little-endian word of the name, then its last 1 to 7 bytes, mixed in by xor and a
 /// multiply (rustc-hash's multiplier), seeded with the length; the low bits, which index
 /// tables, are mixed from the high ones by a final rotation. Unkeyed, as before: the
 /// interner bounds its probing instead ([`Interner`]). A `const fn`, so that tables keyed by
@@ -224,13 +224,21 @@ pub const fn name_hash(name: &str) -> u64 {
         hash = (hash ^ u64::from_le_bytes(*word)).wrapping_mul(MULTIPLIER);
         rest = tail;
     }
-    let (mut word, mut shift) = (0u64, 0);
-    while let Some((&byte, tail)) = rest.split_first() {
-        word |= (byte as u64) << shift;
-        shift += 8;
-        rest = tail;
-    }
-    if shift > 0 {
+    // The last 1 to 7 bytes as one word, read without a loop (4 to 7: two 4-byte reads that
+    // may overlap; the length in the seed keeps such words apart).
+    let tail = match rest {
+        [] => None,
+        [a] => Some(*a as u64),
+        [a, b] => Some(*a as u64 | (*b as u64) << 8),
+        [a, b, c] => Some(*a as u64 | (*b as u64) << 8 | (*c as u64) << 16),
+        _ => match (rest.first_chunk::<4>(), rest.last_chunk::<4>()) {
+            (Some(low), Some(high)) => {
+                Some(u32::from_le_bytes(*low) as u64 | (u32::from_le_bytes(*high) as u64) << 32)
+            }
+            _ => None,
+        },
+    };
+    if let Some(word) = tail {
         hash = (hash ^ word).wrapping_mul(MULTIPLIER);
     }
     hash.rotate_left(26)
