@@ -3,12 +3,12 @@
 # names, which cli/build-static.sh hands to the linker (`--symbol-ordering-file`) so that
 # they sit together at the front of `.text`. The kernel maps a binary's text in 64 KiB
 # windows of the page cache on first touch; start-up code scattered over a 6 MB `.text`
-# took 37 such faults for a trivial run, gathered it takes about 17 (benches/README.md,
-# "Start-up").
+# took 37 such faults for a trivial run, gathered 11 (benches/README.md, "Session 15").
 #
 # The names are the ones rustc gives with the toolchain and dependency versions of
-# Cargo.lock; a source edit keeps them, a toolchain or dependency update renames many, and
-# cli/build-static.sh says so when fewer than half are found. Then run this again:
+# Cargo.lock; a source edit keeps them (unless it changes a function's signature), a
+# toolchain or dependency update renames many, and cli/build-static.sh says so when fewer
+# than 90 % are found. Then run this again:
 #   cli/build-static.sh && benches/startup-order.sh
 # (valgrind on PATH; PTC=... another dist binary). Names that no longer exist are ignored by
 # the linker, so a stale file costs only the gathering.

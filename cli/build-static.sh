@@ -19,7 +19,7 @@
 # benches/startup-order.sh) are placed together at the front of `.text`
 # (`--symbol-ordering-file`, rust-lld's and gold's; a trial link decides), so the kernel maps
 # them in a few 64 KiB windows instead of faulting on windows all over the text (a trivial
-# run: 37 text faults -> 17). cli/build.rs hands it to the `ptc` link alone; the compile
+# run: 37 text faults -> 11). cli/build.rs hands it to the `ptc` link alone; the compile
 # flags, and with them the symbol names, are the ones the file was made with.
 #
 # The one thing static glibc cannot do safely is load NSS modules (getaddrinfo): the static

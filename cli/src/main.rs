@@ -153,8 +153,8 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// `interrupted` within this long.
 const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// The process entry where std's start-up runs: every target but `*-linux-gnu`, where the
-/// entry is `start`'s C `main` (and test builds).
+/// The process entry, after std's start-up, on every target but `*-linux-gnu` (and in test
+/// builds); on `*-linux-gnu` the entry is `start`'s C `main`.
 #[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
 fn main() -> std::process::ExitCode {
     std::process::ExitCode::from(cli_main())

@@ -6,7 +6,7 @@
 //! stack-overflow handler, and glibc learns them by opening and `sscanf`-parsing
 //! `/proc/self/maps`; the handler then gets an alternate signal stack (mmap, mprotect,
 //! sigaltstack, and munmap at exit). For a trivial `ptc run` that was 45 k of 532 k
-//! instructions and 18 of 51 system calls (benches/README.md, "Start-up").
+//! instructions and 17 of 48 system calls (benches/README.md, "Session 15").
 //!
 //! Kept, as std does them:
 //! - standard descriptors 0-2 that are closed are opened on `/dev/null`, so no file the run

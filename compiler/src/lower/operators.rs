@@ -82,6 +82,9 @@ static INDEX: [u16; SLOTS] = {
 /// How many names [`INDEX`] holds.
 const OPERATOR_COUNT: usize = ptc_vm::prims::PRIMITIVES.len() + SPECIALS.len();
 
+// At most a third full, so that every probe sequence ends soon at an empty slot.
+const _: () = assert!(OPERATOR_COUNT * 3 <= SLOTS);
+
 /// The name at `position` of [`INDEX`]'s order.
 const fn name_at(position: usize) -> &'static str {
     if position < ptc_vm::prims::PRIMITIVES.len() {
