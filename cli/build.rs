@@ -1,7 +1,7 @@
 //! Links the `ptc` binary with its start-up functions first when `PTC_STARTUP_ORDER` names a
-//! symbol-ordering file (empty or unset: no order): cli/build-static.sh sets it to `cli/startup.order` when the linker
-//! has `--symbol-ordering-file` (see that script). Unset, as in every other build, this does
-//! nothing. Cargo relinks when the variable or the file changes.
+//! symbol-ordering file: cli/build-static.sh sets it to `cli/startup.order` when the linker
+//! has `--symbol-ordering-file` (see that script). Unset or empty, as in every other build,
+//! this does nothing. Cargo relinks when the variable or the file changes.
 
 fn main() {
     println!("cargo::rerun-if-env-changed=PTC_STARTUP_ORDER");
