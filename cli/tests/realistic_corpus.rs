@@ -12,8 +12,8 @@
 //!
 //! Repositories: `ptc` is this repository; any other name is a crate of this workspace's
 //! dependency graph, pinned by Cargo.lock, whose sources cargo has already fetched (found
-//! with `cargo metadata` from the package's `manifest_path`): CI reaches the package
-//! registries only, so nothing is vendored.
+//! with `cargo metadata --filter-platform HOST`, from the package's `manifest_path`): CI
+//! reaches the package registries only, so nothing is vendored.
 //!
 //! `realistic_corpus_quick` (in `cargo test`) runs the tasks marked `quick`;
 //! `realistic_corpus_all` (ignored; `.ci/run` runs it) runs every task and prints the pass
@@ -110,9 +110,26 @@ fn repositories(tasks: &[(String, Task)]) -> HashMap<String, PathBuf> {
     if wanted.is_empty() {
         return found;
     }
+    // Only the host's packages: those a build here has already fetched.
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let version = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV runs");
+    let host = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: ").map(str::to_owned))
+        .expect("rustc -vV names the host");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--locked",
+            "--filter-platform",
+        ])
+        .arg(&host)
         .current_dir(workspace_root())
         .stderr(Stdio::inherit())
         .output()
