@@ -695,4 +695,37 @@ mod tests {
         let answer = read_answer(&workspace, &json!({"file_path": "long.txt"}), never).unwrap();
         assert!(answer.notes.is_empty());
     }
+
+    #[test]
+    fn answers_stop_at_the_output_bound_on_a_whole_line_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two 6 MiB files of 100-byte lines: their matching lines exceed the bound together.
+        let line = format!("{}\n", "x".repeat(99));
+        let text = line.repeat(6 * 1024 * 1024 / 100);
+        std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+        std::fs::write(dir.path().join("b.txt"), &text).unwrap();
+        // 8 MiB of 2-byte lines: numbered, they exceed the bound alone.
+        std::fs::write(dir.path().join("short.txt"), "x\n".repeat(4 * 1024 * 1024)).unwrap();
+        let workspace = Workspace::new(dir.path()).unwrap();
+        let never = &Stop::never();
+        let arguments = json!({"pattern": "x", "glob": "[ab].txt", "output_mode": "content"});
+        let answer = grep_answer(&workspace, &arguments, never).unwrap();
+        assert!(answer.text.len() <= MAX_OUTPUT_BYTES);
+        assert!(answer.text.len() > MAX_OUTPUT_BYTES - 200);
+        assert!(answer.text.lines().all(|l| l.ends_with(&"x".repeat(99))));
+        assert_eq!(answer.notes.len(), 1, "{:?}", answer.notes);
+        assert!(answer.notes[0].starts_with("Grep output stopped after "));
+        let arguments = json!({"file_path": "short.txt", "limit": 100_000_000});
+        let answer = read_answer(&workspace, &arguments, never).unwrap();
+        assert!(answer.text.len() <= MAX_OUTPUT_BYTES);
+        let last = answer.text.lines().last().unwrap();
+        let number: u64 = last
+            .trim_start()
+            .split('\t')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(answer.notes[0].ends_with(&format!("continue with :offset {}", number + 1)));
+    }
 }
