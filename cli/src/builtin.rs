@@ -375,6 +375,22 @@ string. Filter files with glob (e.g. *.rs, **/*.{ts,tsx}) or type (ripgrep file 
 js, ts, go, java, c, cpp, md, toml, json, ...). head_limit keeps the first N entries (lines in \
 content mode) after skipping offset. multiline lets . match newlines and matches span lines.";
 
+/// Listing summaries (the one line per tool the ToolCall listing shows): the contract a
+/// script depends on, where the description's first sentence would not carry it.
+const GLOB_SUMMARY: &str = "Lists workspace files matching a glob such as **/*.rs: one \
+root-relative path per line, sorted by path; empty when none match.";
+const GREP_SUMMARY: &str = "Searches file contents with a Rust (ripgrep) regex: output_mode \
+files_with_matches (default: one path per line), content (PATH:LINE:TEXT lines) or count \
+(PATH:N lines); empty when nothing matches.";
+
+fn summary(name: &str) -> Option<&'static str> {
+    match name {
+        "Glob" => Some(GLOB_SUMMARY),
+        "Grep" => Some(GREP_SUMMARY),
+        _ => None,
+    }
+}
+
 fn schemas() -> [(&'static str, &'static str, Json, ToolFn); 3] {
     [
         (
@@ -449,10 +465,11 @@ pub fn register_observed(
             continue;
         }
         // Constant schemas, compiled on first call (the tests compile each one).
-        registry.register_trusted(
-            ToolContract::new(name, description, schema),
-            handler(workspace.clone(), tool, observer.clone()),
-        )?;
+        let mut contract = ToolContract::new(name, description, schema);
+        if let Some(summary) = summary(name) {
+            contract = contract.summary(summary);
+        }
+        registry.register_trusted(contract, handler(workspace.clone(), tool, observer.clone()))?;
     }
     Ok(())
 }
