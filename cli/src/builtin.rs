@@ -683,6 +683,11 @@ mod tests {
             "f.txt:12\ng.txt:1"
         );
         assert_eq!(grep(json!({"pattern": "line", "head_limit": 1})), "f.txt");
+        std::fs::write(workspace.root().join("empty.txt"), "").unwrap();
+        assert_eq!(
+            grep(json!({"pattern": "", "path": "empty.txt", "multiline": true})),
+            ""
+        );
         // Multiline: a match spanning lines prints every line it spans.
         assert_eq!(
             grep(

@@ -327,6 +327,9 @@ pub fn grep_answer(workspace: &Workspace, arguments: &Json, stop: &Stop) -> Resu
             continue;
         }
         let (lines, starts) = split_lines(&text);
+        if lines.is_empty() {
+            continue; // an empty file has no line to match
+        }
         let first_only = options.mode == Mode::Files;
         let matched = matching_lines(&options, &text, &lines, &starts, first_only, stop)
             .ok_or_else(|| Refusal::Stopped.message(""))?;
