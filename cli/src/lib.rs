@@ -5,6 +5,7 @@
 //! - [`builtin`]: the tools, their registration and their off-executor worker threads;
 //! - [`confine`]: path resolution that never looks outside the root, non-blocking opens of
 //!   regular files only, reads bounded by bytes read;
+//! - [`grep`]: the built-in Grep (ripgrep's output modes, Claude Code's arguments);
 //! - [`walk`]: the directory walk, decided by nothing outside the root;
 //! - [`mcp_args`]: the arguments of `ptc mcp`, which the `ptc-mcp` binary serves;
 //! - [`log_line!`] and [`log_text!`]: stderr output that never panics.
@@ -33,5 +34,6 @@ macro_rules! log_text {
 
 pub mod builtin;
 pub mod confine;
+pub mod grep;
 pub mod mcp_args;
 pub mod walk;

@@ -471,25 +471,21 @@ fn built_in_tools_stay_inside_the_root() {
             "Error: path is outside the workspace root: up\n"
         );
         let out = ptc(&["run", "--root", &root, "-e", "(Grep :pattern \"password\")"]);
-        assert_eq!(out.stdout, "No matches found\n");
+        assert_eq!(out.stdout, "\n");
         let out = ptc(&["run", "--root", &root, "-e", "(Glob :pattern \"**/*.txt\")"]);
-        assert_eq!(out.stdout, "No files found\n");
+        assert_eq!(out.stdout, "\n");
     }
-    let canonical = Path::new(&root).canonicalize().unwrap();
-    let canonical = canonical.display();
     let out = ptc(&[
         "run",
         "--root",
         &root,
         "-e",
-        "(parallel (Read :file_path \"src/lib.rs\") (Glob :pattern \"**/*.rs\") (Grep :pattern \"fn answer\"))",
+        "(parallel (Read :file_path \"src/lib.rs\") (Glob :pattern \"**/*.rs\") (Grep :pattern \"fn answer\" :output_mode \"content\"))",
     ]);
     assert_eq!(
         out.stdout,
-        format!(
-            "(\"     1\tpub fn answer() -> u32 {{ 42 }}\" \"{canonical}/src/lib.rs\" \
-             \"{canonical}/src/lib.rs:1:pub fn answer() -> u32 {{ 42 }}\")\n"
-        )
+        "(\"     1\tpub fn answer() -> u32 { 42 }\" \"src/lib.rs\" \
+         \"src/lib.rs:1:pub fn answer() -> u32 { 42 }\")\n"
     );
 }
 

@@ -138,7 +138,7 @@ fuzz_target!(|data: &[u8]| {
                 ),
                 _ => grep(
                     &workspace,
-                    &json!({ "pattern": "in|OUTSIDE", "path": path }),
+                    &json!({ "pattern": "in|OUTSIDE", "path": path, "output_mode": "content" }),
                     &stop,
                 ),
             };
@@ -151,7 +151,11 @@ fuzz_target!(|data: &[u8]| {
         }
         // Whole-root walks too.
         slot.push(glob(&workspace, &json!({"pattern": "**"}), &stop));
-        slot.push(grep(&workspace, &json!({"pattern": "."}), &stop));
+        slot.push(grep(
+            &workspace,
+            &json!({"pattern": ".", "output_mode": "content"}),
+            &stop,
+        ));
     }
     assert_eq!(
         answers[0], answers[1],
