@@ -197,6 +197,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--stalled", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--rounds", type=int, default=1, help="repeat phases 1 and 2")
     args = parser.parse_args()
 
     port = free_port()
@@ -255,12 +256,13 @@ def main() -> int:
             s.open()
             s.close()
 
-        started = time.monotonic()
-        failed = run_pool([open_close] * args.sessions, 8, started + args.seconds)
-        print(f"phase 1: {args.sessions} sessions opened and closed in "
-              f"{time.monotonic() - started:.1f} s, {failed} failed; RSS {rss(server.pid)[0]} kB")
-
         # 2. Concurrent ToolCalls.
+        def phase2() -> None:
+            started = time.monotonic()
+            failed = run_pool([call] * args.calls, args.calls, started + args.seconds)
+            print(f"phase 2: {args.calls} concurrent ToolCalls in "
+                  f"{time.monotonic() - started:.1f} s, {failed} failed; RSS {rss(server.pid)[0]} kB")
+
         def call() -> None:
             s = Session(port)
             s.open()
@@ -271,10 +273,14 @@ def main() -> int:
             finally:
                 s.close()
 
-        started = time.monotonic()
-        failed = run_pool([call] * args.calls, args.calls, started + args.seconds)
-        print(f"phase 2: {args.calls} concurrent ToolCalls in {time.monotonic() - started:.1f} s, "
-              f"{failed} failed; RSS {rss(server.pid)[0]} kB")
+
+        for round in range(args.rounds):
+            started = time.monotonic()
+            failed = run_pool([open_close] * args.sessions, 8, started + args.seconds)
+            print(f"phase 1 (round {round + 1}): {args.sessions} sessions opened and closed in "
+                  f"{time.monotonic() - started:.1f} s, {failed} failed; RSS {rss(server.pid)[0]} kB")
+            phase2()
+
 
         # 3. Stalled and slow clients.
         stalled = []
