@@ -460,4 +460,57 @@ mod tests {
         s.feed(br#"{"x":["requestId",{"requestId":1}],"params":{"requestId": 99999999999999999999999 ,"a":1}}"#);
         assert_eq!(s.raw_id(), Some(&b"99999999999999999999999"[..]));
     }
+
+    /// Random JSON objects with an `id` somewhere among other keys, nested values that
+    /// hold `id` keys and strings that look like them, fed in random chunks: the scanner
+    /// finds exactly the id serde_json reads, and nothing in a line that is not an object.
+    #[test]
+    fn agrees_with_serde_on_random_objects() {
+        fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32) -> Json {
+            match next(if depth > 3 { 4 } else { 7 }) {
+                0 => json!(next(1000)),
+                1 => json!("id\"\\,:{}[]"),
+                2 => Json::Null,
+                3 => json!(-1.5e3),
+                4 => Json::Array((0..next(3)).map(|_| value(next, depth + 1)).collect()),
+                5 => json!({"id": value(next, depth + 1), "x": value(next, depth + 1)}),
+                _ => json!({"method": "m", "ids": [1, 2]}),
+            }
+        }
+        let mut seed = 38u64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..2000 {
+            let mut object = serde_json::Map::new();
+            let keys = next(4);
+            for k in 0..keys {
+                object.insert(format!("k{k}"), value(&mut next, 1));
+            }
+            let id = match next(3) {
+                0 => Some(json!(next(1 << 40))),
+                1 => Some(json!(format!("c{}", next(100)))),
+                _ => None,
+            };
+            if let Some(id) = &id {
+                object.insert("id".into(), id.clone());
+            }
+            for k in keys..keys + next(3) {
+                object.insert(format!("z{k}"), value(&mut next, 1));
+            }
+            let text = Json::Object(object).to_string();
+            let mut scanner = IdScanner::new();
+            let mut rest = text.as_bytes();
+            while !rest.is_empty() {
+                let take = (next(7) as usize + 1).min(rest.len());
+                scanner.feed(&rest[..take]);
+                rest = &rest[take..];
+            }
+            assert_eq!(scanner.id(), id, "{text}");
+            assert!(!scanner.has_method(), "{text}");
+        }
+    }
 }

@@ -286,12 +286,41 @@ where
     }
 }
 
-/// Copies the child's stderr to ours, one `[NAME] line` per line.
+/// The longest stderr line of an upstream copied whole; a longer one is copied in pieces
+/// of this size, so a child that never ends a line cannot grow our memory.
+pub const MAX_STDERR_LINE: usize = 16 << 10;
+
+/// Copies the child's stderr to ours, one `[NAME] line` per line (bounded pieces).
 fn forward_stderr(name: String, stderr: tokio::process::ChildStderr) {
     tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            eprintln!("[{name}] {line}");
+        let mut reader = tokio::io::BufReader::new(stderr);
+        let mut line = Vec::new();
+        loop {
+            let (used, ended) = match reader.fill_buf().await {
+                Ok([]) | Err(_) => break,
+                Ok(buffer) => {
+                    let room = MAX_STDERR_LINE - line.len();
+                    match buffer.iter().take(room).position(|&b| b == b'\n') {
+                        Some(at) => {
+                            line.extend_from_slice(&buffer[..at]);
+                            (at + 1, true)
+                        }
+                        None => {
+                            let take = buffer.len().min(room);
+                            line.extend_from_slice(&buffer[..take]);
+                            (take, line.len() >= MAX_STDERR_LINE)
+                        }
+                    }
+                }
+            };
+            reader.consume(used);
+            if ended {
+                eprintln!("[{name}] {}", String::from_utf8_lossy(&line));
+                line.clear();
+            }
+        }
+        if !line.is_empty() {
+            eprintln!("[{name}] {}", String::from_utf8_lossy(&line));
         }
     });
 }
