@@ -1,5 +1,5 @@
 //! The gateway: every upstream connection, the roster built from their tools, and the
-//! store of raw upstream results for direct-call passthrough.
+//! slot of a direct call's raw upstream result for passthrough.
 //!
 //! The roster registers each exposed upstream tool as `SERVER.TOOL` (the MCP name verbatim
 //! after the dot) with a handler that sends `tools/call` on the upstream's peer. A name the
@@ -11,8 +11,17 @@
 //! Invariants:
 //! - A ToolCall runs against one roster snapshot ([`Gateway::roster`]); a rebuild never
 //!   changes a run in progress.
-//! - Every raw result stored for a run is taken out when that run settles
-//!   ([`Gateway::take_raw`]), so the store holds only results of runs in flight.
+//! - A raw upstream result is kept only for a run that can pass it through (a direct
+//!   call: [`RawSlot`] in the run's data), and only the last one; a composed run keeps
+//!   none, whatever its number of calls.
+//! - Each upstream has one re-list worker ([`ChangeSender`]): notices that arrive within
+//!   [`COALESCE`] of the first, or while it re-lists, coalesce into one more re-list; a re-list is bounded in time
+//!   ([`Gateway::list_timeout`]) and size ([`crate::upstream`]), and a failed one keeps
+//!   the tools the upstream had. A slow upstream never delays another's re-list.
+//! - Downstream notices coalesce too: one broadcaster sends `tools/list_changed` to every
+//!   live client (each send bounded by [`NOTIFY_TIMEOUT`]) [`COALESCE`] after a rebuild,
+//!   and any rebuilds made meanwhile cause one more round. Clients whose transport closed are dropped from the list
+//!   at every new session and every round.
 //! - Upstreams are kept in configuration order, so the roster order is stable.
 //! - ToolCalls compile through one bounded program cache ([`Gateway::compile`]) keyed by
 //!   the script, the roster snapshot (with every argument contract) and the budgets: a
@@ -30,8 +39,15 @@ use rmcp::model::{CallToolResult, Tool};
 use rmcp::{Peer, RoleClient, RoleServer};
 use serde_json::Value as Json;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock, Weak};
-use tokio::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// How long one downstream client may take to accept a `tools/list_changed`.
+pub const NOTIFY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a re-list or a downstream broadcast waits after it is woken, so that a burst
+/// of notices costs one listing and one round of notices.
+pub const COALESCE: Duration = Duration::from_millis(100);
 
 /// One exposed upstream tool.
 #[derive(Debug, Clone)]
@@ -67,19 +83,33 @@ impl Roster {
     }
 }
 
-/// Raw upstream results by nested-call id, kept until their run settles.
-#[derive(Debug, Default)]
-struct RawStore(Mutex<HashMap<String, CallToolResult>>);
+/// Where a run that can pass an upstream result through (a direct call) receives the raw
+/// result of its call: put in the run's [`ptc_runtime::RunData`]. Runs without one keep
+/// no raw result.
+#[derive(Debug, Clone, Default)]
+pub struct RawSlot(Arc<Mutex<Option<KeptRaw>>>);
 
-impl RawStore {
-    fn put(&self, id: String, result: CallToolResult) {
-        if let Ok(mut map) = self.0.lock() {
-            map.insert(id, result);
+/// A nested call's id and its raw result.
+type KeptRaw = (Arc<str>, CallToolResult);
+
+/// The downstream clients, each with the number it was added under, and the last number.
+type Downstream = (u64, Vec<(u64, Peer<RoleServer>)>);
+
+impl RawSlot {
+    fn put(&self, id: Arc<str>, result: CallToolResult) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some((id, result));
         }
     }
 
-    fn take(&self, id: &str) -> Option<CallToolResult> {
-        self.0.lock().ok().and_then(|mut map| map.remove(id))
+    /// The raw result of nested call `id`, if it is the one kept.
+    #[must_use]
+    pub fn take(&self, id: &str) -> Option<CallToolResult> {
+        let mut slot = self.0.lock().ok()?;
+        match slot.take() {
+            Some((kept, result)) if &*kept == id => Some(result),
+            _ => None,
+        }
     }
 }
 
@@ -88,7 +118,6 @@ struct UpstreamTool {
     server: String,
     tool: String,
     peer: Peer<RoleClient>,
-    raw: Arc<RawStore>,
 }
 
 impl ToolHandler for UpstreamTool {
@@ -96,7 +125,6 @@ impl ToolHandler for UpstreamTool {
         let peer = self.peer.clone();
         let tool = self.tool.clone();
         let server = self.server.clone();
-        let raw = self.raw.clone();
         Box::pin(async move {
             let call = upstream::call(&peer, &tool, &request.arguments);
             // Dropping the call future sends notifications/cancelled upstream.
@@ -111,7 +139,9 @@ impl ToolHandler for UpstreamTool {
                         .unwrap_or_else(|e| {
                             ToolResult::error(format!("{server}.{tool}: unreadable result: {e}"))
                         });
-                    raw.put(request.id.to_string(), result);
+                    if let Some(slot) = request.run_data.get::<RawSlot>() {
+                        slot.put(request.id.clone(), result);
+                    }
                     mapped
                 }
                 Err(error) => ToolResult::error(format!("{server}.{tool}: {error}")),
@@ -128,11 +158,56 @@ pub struct Gateway {
     filters: HashMap<String, ToolFilter>,
     upstreams: RwLock<Vec<(Arc<Upstream>, Vec<Tool>)>>,
     roster: RwLock<Arc<Roster>>,
-    raw: Arc<RawStore>,
-    downstream: Mutex<Vec<Peer<RoleServer>>>,
-    changed: mpsc::UnboundedSender<String>,
+    /// Downstream clients, each with the number it was added under.
+    downstream: Mutex<Downstream>,
+    changed: ChangeSender,
+    /// Wakes the broadcaster of downstream `tools/list_changed` (coalescing).
+    broadcast: Arc<Notify>,
+    list_timeout: Duration,
     /// Compiled ToolCalls (`None`: `ptc.programCache` is 0).
     cache: Option<ProgramCache>,
+}
+
+/// Where upstream clients report list changes: one re-list worker per server name,
+/// started on its first notice, woken through a [`Notify`] (so notices coalesce).
+#[derive(Debug, Clone, Default)]
+pub struct ChangeSender(Arc<ChangeHub>);
+
+#[derive(Debug, Default)]
+struct ChangeHub {
+    gateway: OnceLock<Weak<Gateway>>,
+    workers: Mutex<HashMap<String, Arc<Notify>>>,
+}
+
+impl ChangeSender {
+    /// Server `name` announced a change: its worker re-lists it (once more, if busy).
+    pub fn notice(&self, name: &str) {
+        let Some(weak) = self.0.gateway.get().cloned() else {
+            return;
+        };
+        let Ok(mut workers) = self.0.workers.lock() else {
+            return;
+        };
+        let wake = match workers.get(name) {
+            Some(wake) => wake.clone(),
+            None => {
+                let wake = Arc::new(Notify::new());
+                workers.insert(name.to_owned(), wake.clone());
+                let worker = wake.clone();
+                let server = name.to_owned();
+                tokio::spawn(async move {
+                    loop {
+                        worker.notified().await;
+                        tokio::time::sleep(COALESCE).await;
+                        let Some(gateway) = weak.upgrade() else { break };
+                        gateway.relist(&server).await;
+                    }
+                });
+                wake
+            }
+        };
+        wake.notify_one();
+    }
 }
 
 impl Gateway {
@@ -140,7 +215,6 @@ impl Gateway {
     /// it starts listening for list changes (needs a tokio runtime).
     #[must_use]
     pub fn new(config: &Config) -> Arc<Gateway> {
-        let (changed, mut receiver) = mpsc::unbounded_channel::<String>();
         let gateway = Arc::new(Gateway {
             limits: config.limits,
             standalone: config.standalone.clone(),
@@ -151,19 +225,30 @@ impl Gateway {
                 .collect(),
             upstreams: RwLock::new(Vec::new()),
             roster: RwLock::new(Arc::new(Roster::default())),
-            raw: Arc::new(RawStore::default()),
-            downstream: Mutex::new(Vec::new()),
-            changed,
+            downstream: Mutex::new((0, Vec::new())),
+            changed: ChangeSender::default(),
+            broadcast: Arc::new(Notify::new()),
+            list_timeout: config.startup_timeout,
             cache: (config.program_cache > 0).then(|| ProgramCache::new(config.program_cache)),
         });
         let weak: Weak<Gateway> = Arc::downgrade(&gateway);
+        let _ = gateway.changed.0.gateway.set(weak.clone());
+        let wake = gateway.broadcast.clone();
         tokio::spawn(async move {
-            while let Some(server) = receiver.recv().await {
+            loop {
+                wake.notified().await;
+                tokio::time::sleep(COALESCE).await;
                 let Some(gateway) = weak.upgrade() else { break };
-                gateway.relist(&server).await;
+                gateway.notify_downstream().await;
             }
         });
         gateway
+    }
+
+    /// The time limit of one listing of an upstream (`ptc.startupTimeoutMs`).
+    #[must_use]
+    pub fn list_timeout(&self) -> Duration {
+        self.list_timeout
     }
 
     /// Connects every configured upstream at once; one that fails to start, initialize
@@ -175,7 +260,7 @@ impl Gateway {
             async move {
                 let result = tokio::time::timeout(
                     config.startup_timeout,
-                    upstream::connect(server, changed),
+                    upstream::connect(server, changed, config.startup_timeout),
                 )
                 .await
                 .unwrap_or_else(|_| {
@@ -204,7 +289,7 @@ impl Gateway {
 
     /// The channel an upstream client reports its list changes on.
     #[must_use]
-    pub fn change_sender(&self) -> mpsc::UnboundedSender<String> {
+    pub fn change_sender(&self) -> ChangeSender {
         self.changed.clone()
     }
 
@@ -250,17 +335,24 @@ impl Gateway {
             .unwrap_or_else(|e| e.into_inner().clone())
     }
 
-    /// Remembers a downstream client for list-change notifications.
+    /// Remembers a downstream client for list-change notifications, forgetting those
+    /// whose transport has closed.
     pub fn add_downstream(&self, peer: Peer<RoleServer>) {
-        if let Ok(mut peers) = self.downstream.lock() {
-            peers.push(peer);
+        if let Ok(mut downstream) = self.downstream.lock() {
+            let (next, peers) = &mut *downstream;
+            peers.retain(|(_, p)| !p.is_transport_closed());
+            *next += 1;
+            peers.push((*next, peer));
         }
     }
 
-    /// The raw result of nested call `id`, and forgets it.
+    /// How many downstream clients are remembered (forgetting closed ones first).
     #[must_use]
-    pub fn take_raw(&self, id: &str) -> Option<CallToolResult> {
-        self.raw.take(id)
+    pub fn downstream_count(&self) -> usize {
+        self.downstream.lock().map_or(0, |mut d| {
+            d.1.retain(|(_, p)| !p.is_transport_closed());
+            d.1.len()
+        })
     }
 
     /// Rebuilds the roster from every upstream's current tools.
@@ -298,7 +390,6 @@ impl Gateway {
                         server: upstream.name.clone(),
                         tool: tool.name.to_string(),
                         peer: upstream.peer(),
-                        raw: self.raw.clone(),
                     });
                     registry
                         .register_arc(contract, handler)
@@ -336,8 +427,8 @@ impl Gateway {
         }
     }
 
-    /// Re-lists `server` after it announced a change, rebuilds, and tells every downstream
-    /// client.
+    /// Re-lists `server` after it announced a change, rebuilds, and wakes the
+    /// broadcaster; a failed listing keeps the tools the server had.
     pub async fn relist(&self, server: &str) {
         let upstream = self.upstreams.read().ok().and_then(|u| {
             u.iter()
@@ -345,7 +436,7 @@ impl Gateway {
                 .map(|(u, _)| u.clone())
         });
         let Some(upstream) = upstream else { return };
-        match upstream.list_tools().await {
+        match upstream.list_tools(self.list_timeout).await {
             Ok(tools) => {
                 if let Ok(mut upstreams) = self.upstreams.write()
                     && let Some(slot) = upstreams.iter_mut().find(|(u, _)| u.name == server)
@@ -359,20 +450,41 @@ impl Gateway {
             }
         }
         self.rebuild();
+        self.broadcast.notify_one();
+    }
+
+    /// Sends `tools/list_changed` to every live downstream client at once, each within
+    /// [`NOTIFY_TIMEOUT`]; a client that fails or closed is forgotten.
+    async fn notify_downstream(&self) {
         let peers = self
             .downstream
             .lock()
-            .map(|p| p.clone())
+            .map(|d| d.1.clone())
             .unwrap_or_default();
-        let mut alive = Vec::new();
-        for peer in peers {
-            match peer.notify_tool_list_changed().await {
-                Ok(()) => alive.push(peer),
-                Err(error) => tracing::debug!("dropped a downstream client: {error}"),
+        let sends = peers.iter().map(|(_, peer)| async move {
+            if peer.is_transport_closed() {
+                return false;
             }
+            matches!(
+                tokio::time::timeout(NOTIFY_TIMEOUT, peer.notify_tool_list_changed()).await,
+                Ok(Ok(()))
+            )
+        });
+        let results = futures::future::join_all(sends).await;
+        let dead: std::collections::HashSet<u64> = peers
+            .iter()
+            .zip(results)
+            .filter(|(_, ok)| !ok)
+            .map(|((n, _), _)| *n)
+            .collect();
+        if dead.is_empty() {
+            return;
         }
-        if let Ok(mut peers) = self.downstream.lock() {
-            *peers = alive;
+        tracing::debug!("dropped {} downstream clients", dead.len());
+        if let Ok(mut downstream) = self.downstream.lock() {
+            downstream
+                .1
+                .retain(|(n, p)| !dead.contains(n) && !p.is_transport_closed());
         }
     }
 

@@ -12,11 +12,19 @@
 //! - Standard output carries MCP messages only (stdio); logs go through `tracing`.
 //! - Upstream child processes end with the server: on EOF of our stdin, on SIGTERM or
 //!   SIGINT (closed and killed), and when we crash (their stdin reaches EOF).
+//! - Over HTTP ([`serve_http_with`], [`HttpLimits`]): at most [`MAX_CONNECTIONS`]
+//!   connections (one more is closed at once), each with [`HEADER_TIMEOUT`] to send its
+//!   request head; at most [`MAX_SESSIONS`] sessions (a new one past that gets 503), each
+//!   closed after [`SESSION_IDLE`] without traffic; a request with two `Host` headers, or whose
+//!   absolute-form target names another host than its `Host`, gets 400; an `Origin` other
+//!   than the server's own gets 403 (MCP streamable HTTP: servers MUST validate it);
+//!   `DELETE` of a session that does not exist gets 404.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod frame;
 pub mod gateway;
 pub mod mapping;
 pub mod search;
@@ -32,6 +40,16 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// The most HTTP connections served at once.
+pub const MAX_CONNECTIONS: usize = 512;
+/// How long a connection may take to send a request's head.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most MCP sessions open at once over HTTP.
+pub const MAX_SESSIONS: usize = 256;
+/// A session without traffic for this long is closed.
+pub const SESSION_IDLE: Duration = Duration::from_secs(120);
 
 /// Why serving stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -122,34 +140,181 @@ pub async fn serve_http(config: &Config, addr: SocketAddr) -> Result<(), ServeEr
     result
 }
 
-/// Serves streamable HTTP for `gateway` on `listener` until `stop` resolves.
+/// The limits of `ptc mcp --http` (the defaults are the constants above).
+#[derive(Debug, Clone, Copy)]
+pub struct HttpLimits {
+    /// Connections served at once.
+    pub connections: usize,
+    /// Time to send a request's head.
+    pub header_timeout: Duration,
+    /// Sessions open at once.
+    pub sessions: usize,
+    /// Idle time after which a session closes.
+    pub session_idle: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            connections: MAX_CONNECTIONS,
+            header_timeout: HEADER_TIMEOUT,
+            sessions: MAX_SESSIONS,
+            session_idle: SESSION_IDLE,
+        }
+    }
+}
+
+/// Serves streamable HTTP for `gateway` on `listener` until `stop` resolves, with the
+/// default [`HttpLimits`].
 ///
 /// # Errors
-/// [`ServeError::Listen`] when the listener fails.
+/// [`ServeError::Listen`] when the listener's address cannot be read.
 pub async fn serve_http_on(
     gateway: Arc<Gateway>,
     listener: tokio::net::TcpListener,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let addr = listener
-        .local_addr()
-        .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)));
-    let config = StreamableHttpServerConfig::default();
+    serve_http_with(gateway, listener, stop, HttpLimits::default()).await
+}
+
+/// Serves streamable HTTP for `gateway` on `listener` until `stop` resolves, within
+/// `limits` (see the module docs).
+///
+/// # Errors
+/// [`ServeError::Listen`] when the listener's address cannot be read.
+pub async fn serve_http_with(
+    gateway: Arc<Gateway>,
+    listener: tokio::net::TcpListener,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+    limits: HttpLimits,
+) -> Result<(), ServeError> {
+    let addr = listener.local_addr().map_err(|e| ServeError::Listen {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        message: e.to_string(),
+    })?;
+    let port = addr.port();
+    let origins = [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+    ];
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(limits.session_idle);
+    let sessions = Arc::new(manager);
     let service = StreamableHttpService::new(
         move || Ok(PtcServer::new(gateway.clone())),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            stop.await;
-            cancel.cancel();
-        })
+    let router =
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(move |request, next| {
+                http_guard(sessions.clone(), limits.sessions, request, next)
+            }));
+    let permits = Arc::new(tokio::sync::Semaphore::new(limits.connections));
+    let mut connections = tokio::task::JoinSet::new();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(error) => {
+                        // Out of descriptors and the like: pause rather than spin.
+                        tracing::warn!("accept failed: {error}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(permit) = permits.clone().try_acquire_owned() else {
+                    tracing::warn!("{} connections open: one more closed", limits.connections);
+                    drop(stream);
+                    continue;
+                };
+                let service = hyper_util::service::TowerToHyperService::new(router.clone());
+                connections.spawn(async move {
+                    let _permit = permit;
+                    let connection = hyper::server::conn::http1::Builder::new()
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .header_read_timeout(limits.header_timeout)
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                    if let Err(error) = connection.await {
+                        tracing::debug!("HTTP connection ended: {error}");
+                    }
+                });
+            }
+        }
+    }
+    cancel.cancel();
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(Duration::from_secs(2), drained)
         .await
-        .map_err(|e| ServeError::Listen {
-            addr,
-            message: e.to_string(),
-        })
+        .is_err()
+    {
+        connections.abort_all();
+    }
+    Ok(())
+}
+
+/// The HTTP checks rmcp does not make (see the module docs).
+async fn http_guard(
+    sessions: Arc<LocalSessionManager>,
+    cap: usize,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse as _;
+    let headers = request.headers();
+    let hosts: Vec<_> = headers.get_all(header::HOST).iter().collect();
+    if hosts.len() > 1 {
+        return (
+            StatusCode::BAD_REQUEST,
+            "Bad Request: more than one Host header",
+        )
+            .into_response();
+    }
+    if let Some(authority) = request.uri().authority() {
+        let same = hosts
+            .first()
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(|h| h.eq_ignore_ascii_case(authority.as_str()));
+        if !same {
+            return (
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the request target names another host than Host",
+            )
+                .into_response();
+        }
+    }
+    let session = headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let method = request.method().clone();
+    if method == axum::http::Method::DELETE
+        && let Some(id) = &session
+        && !sessions.sessions.read().await.contains_key(id.as_str())
+    {
+        return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
+    }
+    if method == axum::http::Method::POST
+        && session.is_none()
+        && sessions.sessions.read().await.len() >= cap
+    {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            format!("Service Unavailable: {cap} sessions are open"),
+        )
+            .into_response();
+    }
+    next.run(request).await
 }

@@ -8,6 +8,12 @@
 //! [`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]) are returned, and contracts stop being added
 //! once the answer would pass [`MAX_CHARS`] characters; the answer says how many matched
 //! and how many were left out. An empty query returns the current tool listing.
+//!
+//! Scoring is bounded whatever the query: at most [`MAX_TERMS`] terms of at most
+//! [`MAX_TERM_CHARS`] characters are used (the answer says when some were dropped), each
+//! compared with at most [`MAX_SCORED_CHARS`] characters of a description; the query is
+//! echoed back cut to [`MAX_ECHO_CHARS`] characters. The server runs a search off the
+//! async workers (`spawn_blocking`).
 
 use crate::gateway::{Entry, Roster};
 use ptc_runtime::listing;
@@ -19,6 +25,14 @@ pub const DEFAULT_LIMIT: usize = 5;
 pub const MAX_LIMIT: usize = 20;
 /// The most characters of contracts one answer carries.
 pub const MAX_CHARS: usize = 20_000;
+/// The most query terms scored.
+pub const MAX_TERMS: usize = 16;
+/// The longest term scored, in characters (a longer one is cut).
+pub const MAX_TERM_CHARS: usize = 128;
+/// The most characters of a description a term is looked for in.
+pub const MAX_SCORED_CHARS: usize = 4096;
+/// The most characters of the query an answer repeats.
+pub const MAX_ECHO_CHARS: usize = 200;
 
 /// ToolSearch's input schema.
 #[must_use]
@@ -41,11 +55,14 @@ results are ranked and bounded. An empty query returns the current tool listing.
 
 fn score(entry: &Entry, terms: &[String]) -> u64 {
     let name = entry.name.to_lowercase();
-    let description = entry
+    let description: String = entry
         .tool
         .description
         .as_deref()
         .unwrap_or_default()
+        .chars()
+        .take(MAX_SCORED_CHARS)
+        .collect::<String>()
         .to_lowercase();
     let arguments: Vec<String> = entry
         .tool
@@ -89,11 +106,20 @@ fn contract(roster: &Roster, entry: &Entry) -> Json {
 /// The answer to `query`: the model-facing text and the structured result.
 #[must_use]
 pub fn search(roster: &Roster, query: &str, limit: Option<u64>) -> (String, Json) {
-    let terms: Vec<String> = query
+    let mut all_terms = query
         .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-        .map(str::to_lowercase)
+        .filter(|t| !t.is_empty());
+    let terms: Vec<String> = all_terms
+        .by_ref()
+        .take(MAX_TERMS)
+        .map(|t| {
+            t.chars()
+                .take(MAX_TERM_CHARS)
+                .collect::<String>()
+                .to_lowercase()
+        })
         .collect();
+    let dropped = all_terms.count();
     if terms.is_empty() {
         let text = roster.listing.clone();
         return (text.clone(), json!({"listing": text, "tools": []}));
@@ -128,14 +154,38 @@ pub fn search(roster: &Roster, query: &str, limit: Option<u64>) -> (String, Json
     let omitted = matched - tools.len();
     let structured = json!({"matched": matched, "omitted": omitted, "tools": tools});
     let mut text = if tools.is_empty() {
-        format!("No tool matches `{query}`.")
+        let shown: String = query.chars().take(MAX_ECHO_CHARS).collect();
+        let cut = if shown.len() < query.len() { "…" } else { "" };
+        format!("No tool matches `{shown}{cut}`.")
     } else {
         serde_json::to_string_pretty(&tools).unwrap_or_default()
     };
+    if dropped > 0 {
+        text.push_str(&format!(
+            "\n(only the first {MAX_TERMS} terms were used; {dropped} more ignored)"
+        ));
+    }
     if omitted > 0 {
         text.push_str(&format!(
             "\n({matched} tools matched; {omitted} more left out: narrow the query or raise limit)"
         ));
     }
     (text, structured)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_query_is_bounded_and_not_echoed() {
+        let roster = Roster::default();
+        let query = "x".repeat(4 << 20);
+        let (text, structured) = search(&roster, &query, None);
+        assert!(text.len() < 1000, "{}", text.len());
+        assert_eq!(structured["matched"], 0);
+        let many = "a ".repeat(100_000);
+        let (text, _) = search(&roster, &many, None);
+        assert!(text.contains("99984 more ignored"), "{text}");
+    }
 }

@@ -18,7 +18,7 @@
 //! - With a `progressToken`, a `notifications/progress` goes out each time a nested call
 //!   starts or settles (progress = settled calls, total = calls issued so far).
 
-use crate::gateway::{Gateway, Roster};
+use crate::gateway::{Gateway, RawSlot, Roster};
 use crate::search;
 use ptc_runtime::{
     BoxFuture, CancelToken, Decision, OutcomeKind, PermissionPolicy, Progress, RunOptions, Runner,
@@ -127,6 +127,11 @@ impl PtcServer {
             .with_limits(limits)
             .with_policy(Arc::new(policy));
         let mut options = RunOptions::default();
+        // Only a direct call can pass its upstream result through: only it keeps one.
+        let slot = compiled.direct.is_some().then(RawSlot::default);
+        if let Some(slot) = &slot {
+            options = options.data(ptc_runtime::RunData::new().with(slot.clone()));
+        }
         let mut forwarder = None;
         if let Some(token) = progress_token {
             let (sink, task) = progress_sink(context.peer.clone(), token);
@@ -153,11 +158,6 @@ impl PtcServer {
         if let Some(task) = forwarder {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
         }
-        let raw: Vec<_> = outcome
-            .calls
-            .iter()
-            .map(|c| self.gateway.take_raw(&c.id))
-            .collect();
         let direct_kind = matches!(
             outcome.kind,
             OutcomeKind::Completed | OutcomeKind::ToolError
@@ -165,10 +165,12 @@ impl PtcServer {
         if outcome.direct.is_some()
             && direct_kind
             && outcome.calls.len() == 1
-            && let Some(Some(result)) = raw.into_iter().next()
+            && let Some(slot) = &slot
+            && let Some(result) = slot.take(&outcome.calls[0].id)
         {
             return result;
         }
+        drop(slot);
         let structured = json!({
             "value": outcome.value,
             "calls": outcome.calls,
@@ -250,7 +252,7 @@ impl PermissionPolicy for AskPolicy {
         }
         let peer = self.peer.clone();
         let tool = request.tool.clone();
-        let arguments = request.arguments.to_string();
+        let arguments = request.arguments.clone();
         Box::pin(async move {
             if !peer
                 .supported_elicitation_modes()
@@ -263,8 +265,10 @@ impl PermissionPolicy for AskPolicy {
             }
             let params = json!({
                 "mode": "form",
-                "message": format!("ptc: allow the call {tool} {arguments}?"),
-                "requestedSchema": {"type": "object", "properties": {}}
+                "message": approval_message(&tool, &arguments),
+                "requestedSchema": {"type": "object", "properties": {}},
+                // The call in full, for a client that renders it safely.
+                "_meta": {"ptc/tool": &*tool, "ptc/arguments": &*arguments},
             });
             let params: ElicitRequestParams = match serde_json::from_value(params) {
                 Ok(params) => params,
@@ -284,6 +288,57 @@ impl PermissionPolicy for AskPolicy {
             }
         })
     }
+}
+
+/// The most characters of a call's arguments an approval prompt shows.
+pub const APPROVAL_SHOWN_CHARS: usize = 400;
+
+/// The approval prompt's text for calling `tool` with `arguments`: format and control
+/// characters (bidi overrides, zero-width characters, line breaks, escapes) shown as
+/// `\u{XXXX}`, and at most [`APPROVAL_SHOWN_CHARS`] characters of the arguments, with a
+/// visible count of what is left out. The request's `_meta` carries the call in full.
+#[must_use]
+pub fn approval_message(tool: &str, arguments: &Json) -> String {
+    let text = arguments.to_string();
+    let total = text.chars().count();
+    let shown: String = text.chars().take(APPROVAL_SHOWN_CHARS).collect();
+    let mut message = format!(
+        "ptc: allow the call {} {}",
+        escape_shown(tool),
+        escape_shown(&shown)
+    );
+    if total > APPROVAL_SHOWN_CHARS {
+        message.push_str(&format!(
+            " … [{} more characters not shown]",
+            total - APPROVAL_SHOWN_CHARS
+        ));
+    }
+    message.push('?');
+    message
+}
+
+/// `text` with every control or invisible formatting character as `\u{XXXX}`.
+fn escape_shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_hidden(c) {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Control characters and the format characters (Unicode category Cf) that change how
+/// text around them is shown or hide themselves: bidi embeddings, overrides, isolates
+/// and marks, zero-width characters, the BOM, soft hyphen, tags, interlinear annotation.
+fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(u32::from(c),
+            0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+            | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+            | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
 }
 
 impl ServerHandler for PtcServer {
@@ -351,7 +406,14 @@ impl ServerHandler for PtcServer {
                     .into());
                 };
                 let limit = arguments.get("limit").and_then(Json::as_u64);
-                let (text, structured) = search::search(&self.gateway.roster(), query, limit);
+                let roster = self.gateway.roster();
+                let query = query.to_owned();
+                let searched =
+                    tokio::task::spawn_blocking(move || search::search(&roster, &query, limit))
+                        .await;
+                let Ok((text, structured)) = searched else {
+                    return Ok(text_result("Error: ToolSearch failed", true).into());
+                };
                 let result = serde_json::from_value(json!({
                     "content": [{"type": "text", "text": text}],
                     "structuredContent": structured,
@@ -365,5 +427,26 @@ impl ServerHandler for PtcServer {
                 None,
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_approval_prompt_shows_hidden_characters_and_caps_what_it_shows() {
+        let arguments = json!({"path": "safe\u{202E}txt.exe\u{200B}\n"});
+        let message = approval_message("fs.rm\u{2066}", &arguments);
+        assert!(!message.chars().any(is_hidden), "{message}");
+        assert!(message.contains("\\u{202E}") && message.contains("\\u{200B}"));
+        assert!(message.contains("\\u{2066}"), "{message}");
+        let long = json!({"text": "a".repeat(10_000)});
+        let message = approval_message("t", &long);
+        assert!(message.chars().count() < APPROVAL_SHOWN_CHARS + 100);
+        assert!(
+            message.contains("9611 more characters not shown"),
+            "{message}"
+        );
     }
 }

@@ -4,7 +4,14 @@
 //! line prefixed with the server's name) or opens a streamable-HTTP connection, initializes
 //! (protocol 2025-11-25, so list-change notifications arrive unsolicited), and lists every
 //! tool, following pagination. A `notifications/tools/list_changed` from the server is
-//! forwarded as the server's name on the gateway's channel.
+//! forwarded as the server's name to the gateway ([`crate::gateway::ChangeSender`]).
+//!
+//! Every listing — at start-up and each re-list — is bounded: at most [`MAX_PAGES`] pages,
+//! [`MAX_TOOLS`] tools and [`MAX_LISTING_BYTES`] bytes of tool definitions, no cursor seen
+//! twice, and the caller's time limit; past any bound the listing fails with the reason
+//! (and the gateway keeps the tools it had). A stdio server's lines go through
+//! [`crate::frame::BoundedLines`], so an answer it sends that cannot be decoded fails its
+//! request at once.
 //!
 //! Invariants:
 //! - A child process lives inside its [`Upstream`]'s running service: dropping or closing
@@ -14,22 +21,36 @@
 //!   `notifications/cancelled` upstream (rmcp's cancel-on-drop requests).
 
 use crate::config::{ServerConfig, Transport};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Tool};
+use crate::frame::BoundedLines;
+use crate::gateway::ChangeSender;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, PaginatedRequestParams, Tool,
+};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
 use serde_json::{Value as Json, json};
+use std::collections::HashSet;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::AsyncBufReadExt as _;
-use tokio::sync::mpsc;
+
+/// The most pages one listing follows.
+pub const MAX_PAGES: usize = 100;
+/// The most tools one listing takes.
+pub const MAX_TOOLS: usize = 10_000;
+/// The most bytes of tool definitions (their JSON) one listing takes.
+pub const MAX_LISTING_BYTES: usize = 32 << 20;
+/// The longest cursor followed, in bytes.
+pub const MAX_CURSOR_BYTES: usize = 4096;
 
 /// The client half we run against one upstream: it names itself `ptc` and reports list
 /// changes.
 #[derive(Debug, Clone)]
 pub struct UpstreamClient {
     name: String,
-    changed: mpsc::UnboundedSender<String>,
+    changed: ChangeSender,
 }
 
 impl ClientHandler for UpstreamClient {
@@ -44,7 +65,7 @@ impl ClientHandler for UpstreamClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::info!(server = %self.name, "upstream tool list changed");
-        let _ = self.changed.send(self.name.clone());
+        self.changed.notice(&self.name);
     }
 }
 
@@ -55,6 +76,8 @@ pub struct Upstream {
     pub name: String,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, UpstreamClient>>>,
     peer: Peer<RoleClient>,
+    /// A stdio server's process (killed when dropped).
+    child: tokio::sync::Mutex<Option<tokio::process::Child>>,
 }
 
 impl Upstream {
@@ -64,23 +87,80 @@ impl Upstream {
         self.peer.clone()
     }
 
-    /// Lists every tool, following pagination.
+    /// Lists every tool, following pagination, within `within` and the bounds in the
+    /// module docs.
     ///
     /// # Errors
-    /// The transport's or the server's error, as text.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, String> {
-        self.peer
-            .list_all_tools()
+    /// The transport's or the server's error, or the bound passed, as text.
+    pub async fn list_tools(&self, within: Duration) -> Result<Vec<Tool>, String> {
+        tokio::time::timeout(within, list_pages(&self.peer))
             .await
-            .map_err(|e| format!("tools/list failed: {e}"))
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "tools/list did not finish within {} ms",
+                    within.as_millis()
+                ))
+            })
     }
 
-    /// Closes the connection; a child process is asked to exit and killed if it does not.
+    /// Closes the connection; a child process is asked to exit (its stdin closes) and
+    /// killed if it has not within two seconds.
     pub async fn close(&self) {
         if let Some(mut service) = self.service.lock().await.take() {
             let _ = service.close().await;
         }
+        if let Some(mut child) = self.child.lock().await.take() {
+            let ended = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+            if ended.is_err() {
+                let _ = child.kill().await;
+            }
+        }
     }
+}
+
+/// The pages of `tools/list`, bounded (see the module docs).
+async fn list_pages(peer: &Peer<RoleClient>) -> Result<Vec<Tool>, String> {
+    let mut tools = Vec::new();
+    let mut bytes = 0usize;
+    let mut seen = HashSet::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = peer
+            .list_tools(params)
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        for tool in page.tools {
+            bytes = bytes.saturating_add(serde_json::to_vec(&tool).map_or(0, |v| v.len()));
+            if tools.len() >= MAX_TOOLS {
+                return Err(format!("tools/list gave more than {MAX_TOOLS} tools"));
+            }
+            if bytes > MAX_LISTING_BYTES {
+                return Err(format!(
+                    "tools/list gave more than {MAX_LISTING_BYTES} bytes of tool definitions"
+                ));
+            }
+            tools.push(tool);
+        }
+        match page.next_cursor {
+            None => return Ok(tools),
+            Some(next) => {
+                if next.len() > MAX_CURSOR_BYTES {
+                    return Err(format!(
+                        "tools/list gave a cursor of {} bytes; the limit is {MAX_CURSOR_BYTES}",
+                        next.len()
+                    ));
+                }
+                if !seen.insert(next.clone()) {
+                    return Err("tools/list gave the same cursor twice".to_owned());
+                }
+                cursor = Some(next);
+            }
+        }
+    }
+    Err(format!("tools/list gave more than {MAX_PAGES} pages"))
 }
 
 /// Calls `tool` on `peer` with `arguments`; the raw result or the error as text.
@@ -99,13 +179,15 @@ pub async fn call(
     peer.call_tool(params).await.map_err(|e| e.to_string())
 }
 
-/// Connects to `server`, initializes and checks that it answers `tools/list`.
+/// Connects to `server`, initializes and checks that it answers `tools/list` (within
+/// `within`).
 ///
 /// # Errors
 /// Why it could not start, initialize or list, as text.
 pub async fn connect(
     server: &ServerConfig,
-    changed: mpsc::UnboundedSender<String>,
+    changed: ChangeSender,
+    within: Duration,
 ) -> Result<(Arc<Upstream>, Vec<Tool>), String> {
     match &server.transport {
         Transport::Stdio {
@@ -115,35 +197,66 @@ pub async fn connect(
             cwd,
         } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env).kill_on_drop(true);
+            cmd.args(args)
+                .envs(env)
+                .kill_on_drop(true)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
-            let (transport, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(Stdio::piped())
+            let mut child = cmd
                 .spawn()
                 .map_err(|e| format!("cannot start `{command}`: {e}"))?;
-            if let Some(stderr) = stderr {
+            if let Some(stderr) = child.stderr.take() {
                 forward_stderr(server.name.clone(), stderr);
             }
-            connect_transport(&server.name, transport, changed).await
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(format!("`{command}` started without its pipes"));
+            };
+            let transport = BoundedLines::new(stdout, stdin);
+            let connected = connect_transport(&server.name, transport, changed, within).await;
+            if let Ok((upstream, _)) = &connected {
+                *upstream.child.lock().await = Some(child);
+            }
+            connected
         }
         Transport::Http { url } => {
             let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-            connect_transport(&server.name, transport, changed).await
+            connect_transport(&server.name, transport, changed, within).await
         }
     }
 }
 
-/// Initializes an MCP client over `transport` (any rmcp client transport, e.g. one half
-/// of an in-process duplex pipe) and lists its tools.
+/// Connects over a byte stream (one half of an in-process pipe, a socket) with the
+/// bounded line transport ([`BoundedLines`]), initializes and lists within `within`.
+///
+/// # Errors
+/// Why it could not initialize or list, as text.
+pub async fn connect_stream<S>(
+    name: &str,
+    stream: S,
+    changed: ChangeSender,
+    within: Duration,
+) -> Result<(Arc<Upstream>, Vec<Tool>), String>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    let (read, write) = tokio::io::split(stream);
+    connect_transport(name, BoundedLines::new(read, write), changed, within).await
+}
+
+/// Initializes an MCP client over `transport` (any rmcp client transport) and lists its
+/// tools within `within`.
 ///
 /// # Errors
 /// Why it could not initialize or list, as text.
 pub async fn connect_transport<T, E, A>(
     name: &str,
     transport: T,
-    changed: mpsc::UnboundedSender<String>,
+    changed: ChangeSender,
+    within: Duration,
 ) -> Result<(Arc<Upstream>, Vec<Tool>), String>
 where
     T: IntoTransport<RoleClient, E, A>,
@@ -162,8 +275,9 @@ where
         name: name.to_owned(),
         service: tokio::sync::Mutex::new(Some(service)),
         peer,
+        child: tokio::sync::Mutex::new(None),
     });
-    match upstream.list_tools().await {
+    match upstream.list_tools(within).await {
         Ok(tools) => Ok((upstream, tools)),
         Err(error) => {
             upstream.close().await;
@@ -172,12 +286,41 @@ where
     }
 }
 
-/// Copies the child's stderr to ours, one `[NAME] line` per line.
+/// The longest stderr line of an upstream copied whole; a longer one is copied in pieces
+/// of this size, so a child that never ends a line cannot grow our memory.
+pub const MAX_STDERR_LINE: usize = 16 << 10;
+
+/// Copies the child's stderr to ours, one `[NAME] line` per line (bounded pieces).
 fn forward_stderr(name: String, stderr: tokio::process::ChildStderr) {
     tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            eprintln!("[{name}] {line}");
+        let mut reader = tokio::io::BufReader::new(stderr);
+        let mut line = Vec::new();
+        loop {
+            let (used, ended) = match reader.fill_buf().await {
+                Ok([]) | Err(_) => break,
+                Ok(buffer) => {
+                    let room = MAX_STDERR_LINE - line.len();
+                    match buffer.iter().take(room).position(|&b| b == b'\n') {
+                        Some(at) => {
+                            line.extend_from_slice(&buffer[..at]);
+                            (at + 1, true)
+                        }
+                        None => {
+                            let take = buffer.len().min(room);
+                            line.extend_from_slice(&buffer[..take]);
+                            (take, line.len() >= MAX_STDERR_LINE)
+                        }
+                    }
+                }
+            };
+            reader.consume(used);
+            if ended {
+                eprintln!("[{name}] {}", String::from_utf8_lossy(&line));
+                line.clear();
+            }
+        }
+        if !line.is_empty() {
+            eprintln!("[{name}] {}", String::from_utf8_lossy(&line));
         }
     });
 }

@@ -218,9 +218,10 @@ async fn harness(names: &[&str], ptc: Json) -> Harness {
                 let _ = running.waiting().await;
             }
         });
-        let (upstream, tools) = upstream::connect_transport(name, ours, gateway.change_sender())
-            .await
-            .unwrap();
+        let (upstream, tools) =
+            upstream::connect_stream(name, ours, gateway.change_sender(), Duration::from_secs(10))
+                .await
+                .unwrap();
         gateway.add(upstream, tools);
         made.push(((*name).to_owned(), server));
     }

@@ -5,6 +5,16 @@ gathered under a semaphore).
 Both drivers own nothing of the envelope's semantics: every decision — argument validation,
 ids, batches and their order, denial and cancellation, the audit, the outcome — is the
 runtime's, reached through the native `Run`. A driver only runs handlers and answers.
+
+Invariants:
+- Every synchronous handler runs on a worker thread, never on the driver's: the driver
+  always waits with the envelope's deadline, so `seconds` and `tool_timeout_ms` bound a
+  call however its handler behaves. The workers are daemon threads (`_DaemonPool`): a
+  handler abandoned after its timeout, a Ctrl-C or a cancelled task never holds up the
+  interpreter's exit (nor `asyncio.run`'s, which waits for its default executor).
+- A handler's answer the native side cannot read (out-of-range numbers, nesting past its
+  limit, lone surrogates) is fed as that call's failure (`_feed`), so the guest gets the
+  error value and no call is left running; nothing of it escapes as an exception.
 """
 
 from __future__ import annotations
@@ -13,12 +23,14 @@ import asyncio
 import concurrent.futures
 import inspect
 import json
+import queue
+import threading
 import time
 from typing import Any, Awaitable, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _ptc
 from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
-from ._tools import Tool, encode_failure, encode_result
+from ._tools import Tool, encode_failure, encode_result, safe_text
 
 Tools = Iterable[Tool]
 Limits = Mapping[str, Union[int, float, str, None]]
@@ -26,6 +38,8 @@ Limits = Mapping[str, Union[int, float, str, None]]
 Policy = Callable[[Call], Union[None, bool, str, Awaitable[Union[None, bool, str]]]]
 
 _DEFAULTS = json.loads(_ptc.default_limits())
+#: The longest the synchronous driver blocks at once while it waits for handlers.
+_WAIT_SLICE = 0.1
 
 
 def _roster(tools: Tools) -> Dict[str, Tool]:
@@ -58,6 +72,91 @@ def _answers(encoded: Mapping[str, str]) -> str:
     return "{" + ",".join(json.dumps(k) + ":" + v for k, v in encoded.items()) + "}"
 
 
+def _feed(native: Any, answers: Mapping[str, str], late_ok: bool) -> None:
+    """Feeds each answer; one the native side cannot read becomes that call's failure.
+    With `late_ok`, an answer refused because its call was cancelled or timed out
+    meanwhile (the envelope already said so in a cancel event) is dropped."""
+    for id, encoded in answers.items():
+        try:
+            native.answer(_answers({id: encoded}))
+        except _ptc.SessionError:
+            if not late_ok:
+                raise
+        except (ValueError, TypeError) as error:
+            why = safe_text(error)
+            failure = json.dumps({"failure": f"returned data ptc cannot read: {why}"})
+            try:
+                native.answer(_answers({id: failure}))
+            except _ptc.SessionError:
+                if not late_ok:
+                    raise
+
+
+class _DaemonPool(concurrent.futures.Executor):
+    """A thread pool of daemon workers, started as needed up to `workers`.
+
+    `concurrent.futures.ThreadPoolExecutor` joins its threads at interpreter exit, so one
+    stuck handler would hang the exit for ever; these threads are abandoned instead."""
+
+    def __init__(self, workers: int):
+        self._workers = max(1, workers)
+        self._threads: list = []
+        self._idle = 0
+        self._waiting = 0
+        self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> "concurrent.futures.Future[Any]":
+        future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the pool is shut down")
+            self._queue.put((future, fn, args, kwargs))
+            self._waiting += 1
+            if self._waiting > self._idle and len(self._threads) < self._workers:
+                thread = threading.Thread(target=self._work, name="ptc-tool", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            item = self._queue.get()
+            with self._lock:
+                self._idle -= 1
+                if item is not None:
+                    self._waiting -= 1
+            if item is None:
+                return
+            future, fn, args, kwargs = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args, **kwargs))
+                except BaseException as error:  # noqa: BLE001 - handed to the future
+                    future.set_exception(error)
+            del item, future, fn, args, kwargs
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+            threads = list(self._threads)
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None and cancel_futures:
+                item[0].cancel()
+        for _ in threads:
+            self._queue.put(None)
+        if wait:
+            for thread in threads:
+                thread.join()
+
+
 def _decision(answer: Any) -> Optional[str]:
     """A policy's answer as a denial reason, or None to allow."""
     if answer is None or answer is True:
@@ -80,6 +179,7 @@ class Run:
     def __init__(self, native: Any):
         self._native = native
         self._results: Dict[str, str] = {}
+        self._answered: set = set()
         self.outcome: Optional[Outcome] = None
 
     def step(self) -> Union[Calls, Settled]:
@@ -95,7 +195,7 @@ class Run:
                 return Calls(_calls(payload))
             if kind == "dispatch":
                 answers = {c["id"]: self._results.pop(c["id"]) for c in json.loads(payload)}
-                self._native.answer(_answers(answers))
+                _feed(self._native, answers, late_ok=False)
             elif kind == "cancel":
                 for id in json.loads(payload):
                     self._results.pop(id, None)
@@ -108,15 +208,20 @@ class Run:
         str, or a `ptc.ToolResult`). Raises `SessionError` for an id not awaiting one."""
         for id, result in results.items():
             self._native.allow(id)
+            self._answered.add(id)
             self._results[id] = encode_result(id, result)
 
     def fail(self, id: str, error: BaseException) -> None:
         """Answers call `id` as a handler that raised `error` would."""
         self._native.allow(id)
+        self._answered.add(id)
         self._results[id] = encode_failure(id, error)
 
     def deny(self, id: str, reason: str) -> None:
-        """Denies call `id`: the script aborts and settles `denied`."""
+        """Denies call `id`: the script aborts and settles `denied`. Raises `SessionError`
+        for a call already answered with `resume` or `fail`."""
+        if id in self._answered:
+            raise _ptc.SessionError(f"call {id} was already answered; it cannot be denied")
         self._native.deny(id, reason)
 
     def cancel(self) -> None:
@@ -239,12 +344,9 @@ async def _awaited(awaitable: Awaitable[Any]) -> Any:
 
 
 def _answer_late(native: Any, answers: Mapping[str, str]) -> None:
-    """Feeds answers; one refused because its call was cancelled or timed out meanwhile
-    (the envelope already said so in a cancel event) is dropped."""
-    try:
-        native.answer(_answers(answers))
-    except _ptc.SessionError:
-        pass
+    """Feeds answers (see `_feed`); one refused because its call was cancelled or timed
+    out meanwhile (the envelope already said so in a cancel event) is dropped."""
+    _feed(native, answers, late_ok=True)
 
 
 def _decide(native: Any, policy: Policy, payload: str) -> None:
@@ -257,7 +359,7 @@ def _decide(native: Any, policy: Policy, payload: str) -> None:
 
 
 def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int) -> Outcome:
-    pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+    pool: Optional[_DaemonPool] = None
     running: Dict[concurrent.futures.Future[str], str] = {}
     try:
         while True:
@@ -266,14 +368,10 @@ def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], pa
                 return Outcome.from_json(payload)
             if kind == "dispatch":
                 calls = json.loads(payload)
-                if len(calls) == 1 and not running:
-                    # A lone call runs on this thread: no pool hop when nothing runs beside
-                    # it (its timeout then applies when it returns).
-                    call = calls[0]
-                    _answer_late(native, {call["id"]: _call_sync(roster[call["name"]], call)})
-                    continue
+                # Even a lone call runs on a worker: this thread must stay free to wait
+                # with the deadline.
                 if pool is None:
-                    pool = concurrent.futures.ThreadPoolExecutor(parallelism, thread_name_prefix="ptc-tool")
+                    pool = _DaemonPool(parallelism)
                 for call in calls:
                     running[pool.submit(_call_sync, roster[call["name"]], call)] = call["id"]
             elif kind == "waiting":
@@ -282,8 +380,11 @@ def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], pa
                     # Only a deadline can move the run on.
                     time.sleep(timeout if timeout is not None else 0.001)
                     continue
+                # In slices, so that Ctrl-C (a signal handled between bytecodes) is seen
+                # promptly even while no deadline bounds the wait.
+                slice_ = _WAIT_SLICE if timeout is None else min(timeout, _WAIT_SLICE)
                 done, _ = concurrent.futures.wait(
-                    running, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED
+                    running, timeout=slice_, return_when=concurrent.futures.FIRST_COMPLETED
                 )
                 if done:
                     _answer_late(native, {running.pop(f): f.result() for f in done})
@@ -304,14 +405,16 @@ def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], pa
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-async def _call_async(tool: Tool, call: Dict[str, Any], gate: asyncio.Semaphore) -> str:
+async def _call_async(
+    tool: Tool, call: Dict[str, Any], gate: asyncio.Semaphore, pool: _DaemonPool
+) -> str:
     async with gate:
         try:
             if inspect.iscoroutinefunction(tool.handler):
                 result = await tool.handler(**call["arguments"])
             else:
                 loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(None, lambda: tool.handler(**call["arguments"]))
+                result = await loop.run_in_executor(pool, lambda: tool.handler(**call["arguments"]))
                 if inspect.isawaitable(result):
                     result = await result
             return encode_result(tool.name, result)
@@ -325,6 +428,7 @@ async def _drive_async(
     native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int
 ) -> Outcome:
     gate = asyncio.Semaphore(parallelism)
+    pool = _DaemonPool(parallelism)
     tasks: Dict[asyncio.Task[str], str] = {}
     try:
         while True:
@@ -333,7 +437,7 @@ async def _drive_async(
                 return Outcome.from_json(payload)
             if kind == "dispatch":
                 for call in json.loads(payload):
-                    task = asyncio.ensure_future(_call_async(roster[call["name"]], call, gate))
+                    task = asyncio.ensure_future(_call_async(roster[call["name"]], call, gate, pool))
                     tasks[task] = call["id"]
             elif kind == "waiting":
                 timeout = json.loads(payload)
@@ -370,6 +474,7 @@ async def _drive_async(
     finally:
         for task in tasks:
             task.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def describe(tools: Tools) -> Dict[str, Any]:

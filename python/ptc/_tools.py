@@ -193,10 +193,31 @@ def tool(
     return make
 
 
+def safe_text(error: BaseException) -> str:
+    """`str(error)`, or a stated placeholder when its `__str__` raises or is not a str."""
+    try:
+        text = str(error)
+        if isinstance(text, str):
+            return text
+    except Exception:  # noqa: BLE001 - a hostile __str__
+        pass
+    return f"<the {type(error).__name__}'s message could not be read>"
+
+
 def encode_result(tool_name: str, result: Any) -> str:
     """A handler's return value as the JSON answer the native module reads: {"value": data},
     {"text": str} or {"error": str} (a tool's own failure), with optional "notes"; data that
-    is not JSON becomes {"failure": why} (the host could not run the tool)."""
+    is not JSON, or not valid Unicode (lone surrogates), becomes {"failure": why} (the host
+    could not run the tool). Never raises."""
+    try:
+        return _encode_result(tool_name, result)
+    except Exception as error:  # noqa: BLE001 - a hostile __str__, __iter__, ...
+        why = f"{type(error).__name__}: {safe_text(error)}"
+        logger.warning("tool %s returned data that cannot be encoded: %s", tool_name, why)
+        return json.dumps({"failure": f"returned data that cannot be encoded: {why}"})
+
+
+def _encode_result(tool_name: str, result: Any) -> str:
     notes: Sequence[str] = ()
     if isinstance(result, ToolResult):
         notes = result.notes
@@ -213,14 +234,28 @@ def encode_result(tool_name: str, result: Any) -> str:
     if notes:
         answer["notes"] = [str(n) for n in notes]
     try:
-        return json.dumps(answer, allow_nan=False, ensure_ascii=False)
+        text = json.dumps(answer, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError) as error:
-        logger.warning("tool %s returned data that is not JSON: %s", tool_name, error)
-        return json.dumps({"failure": f"returned data that is not JSON: {error}"})
+        why = safe_text(error)
+        logger.warning("tool %s returned data that is not JSON: %s", tool_name, why)
+        return json.dumps({"failure": f"returned data that is not JSON: {why}"})
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        logger.warning("tool %s returned a string that is not valid Unicode", tool_name)
+        return json.dumps(
+            {"failure": "returned a string that is not valid Unicode (a lone surrogate)"}
+        )
+    return text
 
 
 def encode_failure(tool_name: str, error: BaseException) -> str:
     """A raising handler's answer: the exception's type and message for the guest
-    (`Error: TOOL failed: TYPE: MESSAGE`); the traceback goes to the `ptc` logger only."""
-    logger.error("tool %s raised", tool_name, exc_info=error)
-    return json.dumps({"failure": f"{type(error).__name__}: {error}"}, ensure_ascii=False)
+    (`Error: TOOL failed: TYPE: MESSAGE`); the traceback goes to the `ptc` logger only.
+    Never raises, whatever the exception's `__str__` does."""
+    try:
+        logger.error("tool %s raised", tool_name, exc_info=error)
+    except Exception:  # noqa: BLE001 - a logging handler tripped on the exception
+        pass
+    message = f"{type(error).__name__}: {safe_text(error)}"
+    return json.dumps({"failure": message}, ensure_ascii=True)

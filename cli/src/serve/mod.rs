@@ -8,15 +8,22 @@
 //! settled outcome is the run's result — exactly the object `ptc run --format json` prints.
 //!
 //! Invariants:
-//! - stdout carries protocol frames only, one per line, written by one writer thread;
-//!   logs go to stderr.
+//! - stdout carries protocol frames only, one per line, written by one writer thread
+//!   through a byte-bounded queue ([`out`]): a host that does not read stalls the engine
+//!   rather than growing it; logs go to stderr.
 //! - Every frame from the host is untrusted: a line longer than [`MAX_LINE_BYTES`] is
-//!   skipped whole and answered with an invalid-request error; JSON nesting is bounded by
-//!   serde_json's recursion limit (128); a malformed frame gets a parse or invalid-request
-//!   error and the connection stays up; an answer to an unknown id is ignored with a log
-//!   line. Nothing the host sends can panic the server or stall another run.
-//! - EOF on stdin cancels every run; each still answers its `run` request (`interrupted`),
-//!   then the process exits 0.
+//!   skipped whole and answered with an invalid-request error; JSON nested deeper than
+//!   [`MAX_DEPTH`] levels is a parse error; a malformed frame gets a parse or
+//!   invalid-request error and the connection stays up; an answer to an unknown id is
+//!   ignored with a log line. Nothing the host sends can panic the server or stall another
+//!   run.
+//! - A host answer that cannot be decoded (too long, too deep, a number out of range, not
+//!   JSON) but names one of our `tool/call` ids exactly fails that call at once with the
+//!   reason (the id is found by streaming past the bytes: `ptc_mcp::frame::IdScanner`).
+//! - Ids are the host's JSON text ([`RpcId`]): an integer id past 2^64 comes back exactly
+//!   as sent, and our `tool/call` ids match only exactly (`"c01"` is not `"c1"`).
+//! - EOF on stdin, or a failed write to stdout, cancels every run; each still answers its
+//!   `run` request (`interrupted`) if stdout is still there, then the process exits 0.
 //! - `run` compiles through one [`ProgramCache`] per connection (`--program-cache N`,
 //!   default [`DEFAULT_PROGRAM_CACHE`], 0 turns it off): a script sent again for an equal
 //!   roster under equal budgets starts without compiling; another roster or other budgets
@@ -26,16 +33,20 @@
 //! protocol loop and the routing of frames ([`handle`]); [`params`] decodes a request's
 //! parameters, [`run`] drives one run.
 
+mod out;
 mod params;
 mod run;
 
+use out::OutQueue;
 use params::{check, initialize, registry};
+use ptc_mcp::frame::{IdScanner, answered_id};
 use ptc_runtime::cache::ProgramCache;
 use ptc_runtime::{CancelToken, listing};
 use run::start_run;
+use serde::Deserialize as _;
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
-use std::io::{BufRead as _, Write as _};
+use std::io::BufRead as _;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -48,6 +59,8 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 pub const MAX_RUNS: usize = 256;
 /// Compiled programs kept per connection unless `--program-cache` says otherwise.
 pub const DEFAULT_PROGRAM_CACHE: usize = 128;
+/// The deepest JSON nesting accepted in a frame (the frame's own object is level 1).
+pub const MAX_DEPTH: usize = 128;
 
 // `ptc serve`'s options (a doc comment here would replace the subcommand's about).
 #[derive(Debug, clap::Args)]
@@ -66,8 +79,82 @@ const INVALID_PARAMS: i64 = -32602;
 /// What the stdin thread hands the protocol loop.
 enum Frame {
     Line(Vec<u8>),
-    Oversized(usize),
+    /// A line past the limit: its length and what its scan found.
+    Oversized(usize, Box<IdScanner>),
     Eof,
+}
+
+/// A JSON-RPC id as the host wrote it: its JSON text, exact for integers serde_json would
+/// read as floats (past 2^64), canonical for strings.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct RpcId(String);
+
+impl RpcId {
+    /// The null id.
+    fn null() -> RpcId {
+        RpcId("null".to_owned())
+    }
+
+    /// The id `value`; `raw` gives the exact text of a number serde_json rounded.
+    fn of(value: &Json, raw: impl FnOnce() -> Option<Vec<u8>>) -> RpcId {
+        if let Json::Number(number) = value
+            && number.is_f64()
+            && let Some(raw) = raw()
+            && let Ok(text) = String::from_utf8(raw)
+            && serde_json::from_str::<Json>(&text).is_ok_and(|v| v.is_number())
+        {
+            return RpcId(text);
+        }
+        RpcId(value.to_string())
+    }
+
+    /// The JSON text.
+    pub(crate) fn text(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The exact text of the value of `key` in the objects at `depth` of `line`.
+fn raw_of(line: &[u8], key: &'static [u8], depth: u32) -> Option<Vec<u8>> {
+    let mut scanner = IdScanner::for_key(key, depth);
+    scanner.feed(line);
+    scanner.raw_id().map(<[u8]>::to_vec)
+}
+
+/// Parses one frame: at most [`MAX_DEPTH`] levels deep.
+fn parse_frame(line: &[u8]) -> Result<Json, String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escape = false;
+    for &b in line {
+        if in_string {
+            if escape {
+                escape = false;
+            } else if b == b'\\' {
+                escape = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    // The nesting is bounded above, so serde_json's own limit (one lower) is not needed.
+    let mut deserializer = serde_json::Deserializer::from_slice(line);
+    deserializer.disable_recursion_limit();
+    let value = Json::deserialize(&mut deserializer).map_err(|e| e.to_string())?;
+    deserializer.end().map_err(|e| e.to_string())?;
+    Ok(value)
 }
 
 /// An answer from the host to one of our `tool/call` requests.
@@ -81,48 +168,47 @@ type AnswerQueue = mpsc::UnboundedSender<(String, Answer)>;
 
 /// State shared by the protocol loop and the run tasks.
 struct Shared {
-    out: std::sync::mpsc::Sender<String>,
+    out: Arc<OutQueue>,
     next_request: AtomicU64,
     /// Our outstanding `tool/call` requests: the number of the JSON-RPC id `cN` → (the
     /// run's answer queue, call id).
     pending: Mutex<HashMap<u64, (AnswerQueue, String)>>,
-    /// Active runs by the JSON text of their request id.
-    runs: Mutex<HashMap<String, CancelToken>>,
+    /// Active runs by their request id.
+    runs: Mutex<HashMap<RpcId, CancelToken>>,
     /// Compiled programs of earlier runs (`None`: compile every run).
     cache: Option<ProgramCache>,
 }
 
 impl Shared {
     fn send(&self, frame: &Json) {
-        // The writer only goes away at exit.
-        let _ = self.out.send(frame.to_string());
+        self.out.send(frame.to_string());
     }
 
-    fn respond(&self, id: &Json, result: Json) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    fn respond(&self, id: &RpcId, result: Json) {
+        self.out.send(format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#,
+            id.text()
+        ));
     }
 
-    fn error(&self, id: &Json, code: i64, message: &str) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id,
-                          "error": {"code": code, "message": message}}));
+    fn error(&self, id: &RpcId, code: i64, message: &str) {
+        let error = json!({"code": code, "message": message});
+        self.out.send(format!(
+            r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#,
+            id.text()
+        ));
     }
 }
 
 /// Runs the server until EOF on stdin.
 pub(crate) fn main(args: &ServeArgs) -> u8 {
-    let (out_tx, out_rx) = std::sync::mpsc::channel::<String>();
-    let writer = std::thread::spawn(move || {
-        let mut stdout = std::io::stdout().lock();
-        for line in out_rx {
-            if writeln!(stdout, "{line}")
-                .and_then(|()| stdout.flush())
-                .is_err()
-            {
-                break;
-            }
-        }
-    });
+    let out = Arc::new(OutQueue::default());
     let (frames_tx, frames_rx) = mpsc::channel::<Frame>(64);
+    let closed = frames_tx.clone();
+    let writer = out::spawn_writer(out.clone(), std::io::stdout(), move || {
+        log_line!("ptc serve: stdout is closed: stopping as on EOF");
+        let _ = closed.blocking_send(Frame::Eof);
+    });
     std::thread::spawn(move || read_frames(&frames_tx));
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -135,7 +221,7 @@ pub(crate) fn main(args: &ServeArgs) -> u8 {
         }
     };
     let shared = Arc::new(Shared {
-        out: out_tx,
+        out: out.clone(),
         next_request: AtomicU64::new(1),
         pending: Mutex::default(),
         runs: Mutex::default(),
@@ -143,7 +229,8 @@ pub(crate) fn main(args: &ServeArgs) -> u8 {
     });
     runtime.block_on(serve(shared, frames_rx));
     runtime.shutdown_background();
-    // Every sender is gone, so the writer drains what is queued and ends.
+    // The writer drains what is queued and ends.
+    out.close();
     let _ = writer.join();
     0
 }
@@ -156,6 +243,8 @@ fn read_frames(frames: &mpsc::Sender<Frame>) {
         let mut line = Vec::new();
         let mut length = 0usize;
         let mut ended = false;
+        // Scans a line past the limit as it is skipped (for the id it answers).
+        let mut scanner: Option<Box<IdScanner>> = None;
         loop {
             let buffer = match input.fill_buf() {
                 Ok(buffer) => buffer,
@@ -173,6 +262,13 @@ fn read_frames(frames: &mpsc::Sender<Frame>) {
             length += chunk.len();
             if length <= MAX_LINE_BYTES {
                 line.extend_from_slice(chunk);
+            } else {
+                let scan = scanner.get_or_insert_with(|| {
+                    let mut scan = Box::new(IdScanner::new());
+                    scan.feed(&std::mem::take(&mut line));
+                    scan
+                });
+                scan.feed(chunk);
             }
             let used = chunk.len() + usize::from(newline);
             input.consume(used);
@@ -181,7 +277,7 @@ fn read_frames(frames: &mpsc::Sender<Frame>) {
             }
         }
         let frame = if length > MAX_LINE_BYTES {
-            Some(Frame::Oversized(length))
+            Some(Frame::Oversized(length, scanner.unwrap_or_default()))
         } else if line.iter().all(u8::is_ascii_whitespace) {
             None
         } else {
@@ -205,10 +301,11 @@ async fn serve(shared: Arc<Shared>, mut frames: mpsc::Receiver<Frame>) {
         tokio::select! {
             frame = frames.recv() => match frame {
                 None | Some(Frame::Eof) => break,
-                Some(Frame::Oversized(length)) => {
+                Some(Frame::Oversized(length, scanner)) => {
                     log_line!("ptc serve: skipped a {length}-byte line");
-                    shared.error(&Json::Null, INVALID_REQUEST, &format!(
-                        "Invalid Request: the line has {length} bytes; the limit is {MAX_LINE_BYTES}"));
+                    let why = format!("the line has {length} bytes; the limit is {MAX_LINE_BYTES}");
+                    fail_undecodable(&shared, &scanner, &why);
+                    shared.error(&RpcId::null(), INVALID_REQUEST, &format!("Invalid Request: {why}"));
                 }
                 Some(Frame::Line(line)) => handle(&shared, &line, &mut tasks),
             },
@@ -226,32 +323,38 @@ async fn serve(shared: Arc<Shared>, mut frames: mpsc::Receiver<Frame>) {
 
 /// Handles one frame from the host.
 fn handle(shared: &Arc<Shared>, line: &[u8], tasks: &mut tokio::task::JoinSet<()>) {
-    let frame: Json = match serde_json::from_slice(line) {
+    let frame: Json = match parse_frame(line) {
         Ok(frame) => frame,
         Err(error) => {
-            shared.error(&Json::Null, PARSE_ERROR, &format!("Parse error: {error}"));
+            let mut scanner = IdScanner::new();
+            scanner.feed(line);
+            fail_undecodable(shared, &scanner, &error);
+            shared.error(
+                &RpcId::null(),
+                PARSE_ERROR,
+                &format!("Parse error: {error}"),
+            );
             return;
         }
     };
     let Some(object) = frame.as_object() else {
         shared.error(
-            &Json::Null,
+            &RpcId::null(),
             INVALID_REQUEST,
             "Invalid Request: a frame is one JSON object (batches are not supported)",
         );
         return;
     };
-    let id = object.get("id").cloned();
-    let valid_id = id
-        .as_ref()
+    let valid_id = object
+        .get("id")
         .is_none_or(|id| id.is_string() || id.is_number() || id.is_null());
+    let id = object
+        .get("id")
+        .filter(|_| valid_id)
+        .map(|id| RpcId::of(id, || raw_of(line, b"id", 1)));
     if object.get("jsonrpc") != Some(&json!("2.0")) || !valid_id {
         shared.error(
-            &if valid_id {
-                id.clone().unwrap_or(Json::Null)
-            } else {
-                Json::Null
-            },
+            &id.clone().unwrap_or_else(RpcId::null),
             INVALID_REQUEST,
             "Invalid Request: expected {\"jsonrpc\": \"2.0\", ...} with a string or number id",
         );
@@ -260,9 +363,9 @@ fn handle(shared: &Arc<Shared>, line: &[u8], tasks: &mut tokio::task::JoinSet<()
     let params = object.get("params").cloned().unwrap_or_else(|| json!({}));
     match (object.get("method"), id) {
         (Some(Json::String(method)), Some(id)) => request(shared, method, &id, &params, tasks),
-        (Some(Json::String(method)), None) => notification(shared, method, &params),
+        (Some(Json::String(method)), None) => notification(shared, method, &params, line),
         (Some(_), id) => shared.error(
-            &id.unwrap_or(Json::Null),
+            &id.unwrap_or_else(RpcId::null),
             INVALID_REQUEST,
             "Invalid Request: the method must be a string",
         ),
@@ -270,7 +373,7 @@ fn handle(shared: &Arc<Shared>, line: &[u8], tasks: &mut tokio::task::JoinSet<()
             answer(shared, &id, object);
         }
         (None, id) => shared.error(
-            &id.unwrap_or(Json::Null),
+            &id.unwrap_or_else(RpcId::null),
             INVALID_REQUEST,
             "Invalid Request: a frame needs a method (request, notification) or a result or error (answer)",
         ),
@@ -280,7 +383,7 @@ fn handle(shared: &Arc<Shared>, line: &[u8], tasks: &mut tokio::task::JoinSet<()
 fn request(
     shared: &Arc<Shared>,
     method: &str,
-    id: &Json,
+    id: &RpcId,
     params: &Json,
     tasks: &mut tokio::task::JoinSet<()>,
 ) {
@@ -321,10 +424,13 @@ fn request(
     }
 }
 
-fn notification(shared: &Shared, method: &str, params: &Json) {
+fn notification(shared: &Shared, method: &str, params: &Json, line: &[u8]) {
     match method {
         "notifications/cancelled" => {
-            let Some(key) = params.get("requestId").map(Json::to_string) else {
+            let key = params
+                .get("requestId")
+                .map(|id| RpcId::of(id, || raw_of(line, b"requestId", 2)));
+            let Some(key) = key else {
                 log_line!("ptc serve: notifications/cancelled without a requestId");
                 return;
             };
@@ -335,7 +441,10 @@ fn notification(shared: &Shared, method: &str, params: &Json) {
                 .and_then(|runs| runs.get(&key).cloned());
             match token {
                 Some(token) => token.cancel(),
-                None => log_line!("ptc serve: cancellation of unknown run {key} ignored"),
+                None => log_line!(
+                    "ptc serve: cancellation of unknown run {} ignored",
+                    key.text()
+                ),
             }
         }
         "notifications/initialized" => {}
@@ -343,17 +452,39 @@ fn notification(shared: &Shared, method: &str, params: &Json) {
     }
 }
 
-/// Routes the host's answer to one of our `tool/call` requests.
-fn answer(shared: &Shared, id: &Json, frame: &serde_json::Map<String, Json>) {
-    let entry = request_number(id).and_then(|n| {
+/// The pending call our request `id` (a JSON string) is, forgotten.
+fn take_pending(shared: &Shared, id: &Json) -> Option<(AnswerQueue, String)> {
+    request_number(id).and_then(|n| {
         shared
             .pending
             .lock()
             .ok()
             .and_then(|mut pending| pending.remove(&n))
-    });
+    })
+}
+
+/// Fails the call an undecodable line answers, if its scan found one of our ids.
+fn fail_undecodable(shared: &Shared, scanner: &IdScanner, why: &str) {
+    let Some(id) = answered_id(scanner) else {
+        return;
+    };
+    if let Some((run, call)) = take_pending(shared, &id) {
+        log_line!("ptc serve: the answer to {id} could not be read: {why}");
+        let message = format!("the host's answer could not be read: {why}");
+        let _ = run.send((call, Answer::Error(message)));
+    }
+}
+
+/// Routes the host's answer to one of our `tool/call` requests.
+fn answer(shared: &Shared, id: &RpcId, frame: &serde_json::Map<String, Json>) {
+    let entry = serde_json::from_str::<Json>(id.text())
+        .ok()
+        .and_then(|id| take_pending(shared, &id));
     let Some((run, call)) = entry else {
-        log_line!("ptc serve: ignored an answer to unknown request id {id}");
+        log_line!(
+            "ptc serve: ignored an answer to unknown request id {}",
+            id.text()
+        );
         return;
     };
     let answer = match frame.get("error") {
@@ -370,9 +501,12 @@ fn answer(shared: &Shared, id: &Json, frame: &serde_json::Map<String, Json>) {
     let _ = run.send((call, answer));
 }
 
-/// Our `tool/call` request ids are `"c1"`, `"c2"`, ...: the number of one, if it is one.
+/// Our `tool/call` request ids are `"c1"`, `"c2"`, ...: the number of one, if it is
+/// exactly one (`"c01"` or `"c+1"` is not).
 fn request_number(id: &Json) -> Option<u64> {
-    id.as_str()?.strip_prefix('c')?.parse().ok()
+    let text = id.as_str()?;
+    let number = text.strip_prefix('c')?.parse().ok()?;
+    (request_id(number) == text).then_some(number)
 }
 
 fn request_id(number: u64) -> String {
@@ -384,7 +518,25 @@ mod tests {
     use super::*;
 
     fn shared(cache: usize) -> (Arc<Shared>, std::sync::mpsc::Receiver<String>) {
-        let (out, frames) = std::sync::mpsc::channel();
+        struct Lines(std::sync::mpsc::Sender<String>, Vec<u8>);
+        impl std::io::Write for Lines {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.1.extend_from_slice(buf);
+                while let Some(at) = self.1.iter().position(|&b| b == b'\n') {
+                    let line: Vec<u8> = self.1.drain(..=at).collect();
+                    let _ = self
+                        .0
+                        .send(String::from_utf8_lossy(&line[..at]).into_owned());
+                }
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let (sink, frames) = std::sync::mpsc::channel();
+        let out = Arc::new(OutQueue::default());
+        let _writer = out::spawn_writer(out.clone(), Lines(sink, Vec::new()), || {});
         let shared = Arc::new(Shared {
             out,
             next_request: AtomicU64::new(1),
@@ -406,7 +558,8 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        let task = start_run(shared, &json!(id), params).unwrap_or_else(|(_, m)| panic!("{m}"));
+        let rpc = RpcId::of(&json!(id), || None);
+        let task = start_run(shared, &rpc, params).unwrap_or_else(|(_, m)| panic!("{m}"));
         runtime.block_on(task);
         let frame: Json = serde_json::from_str(&frames.recv().unwrap()).unwrap();
         assert_eq!(frame["id"], json!(id), "{frame}");

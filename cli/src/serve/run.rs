@@ -9,7 +9,7 @@
 //! its `run` request exactly once, with the settled outcome.
 
 use super::params::{Refusal, expression, limits, registry};
-use super::{Answer, INVALID_REQUEST, MAX_RUNS, Shared, request_id};
+use super::{Answer, INVALID_REQUEST, MAX_RUNS, RpcId, Shared, request_id};
 use ptc_runtime::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure};
 use ptc_runtime::{CancelToken, Content, MediaRef, ToolResult};
 use serde_json::{Value as Json, json};
@@ -22,13 +22,13 @@ use tokio::sync::mpsc;
 /// Validates a `run` request and returns its task.
 pub(super) fn start_run(
     shared: &Arc<Shared>,
-    id: &Json,
+    id: &RpcId,
     params: &Json,
 ) -> Result<impl Future<Output = ()> + Send + 'static, Refusal> {
     let source = expression(params)?.to_owned();
     let registry = Arc::new(registry(params)?);
     let limits = limits(params)?;
-    let key = id.to_string();
+    let key = id.clone();
     let cancel = CancelToken::new();
     {
         let Ok(mut runs) = shared.runs.lock() else {
@@ -37,7 +37,7 @@ pub(super) fn start_run(
         if runs.contains_key(&key) {
             return Err((
                 INVALID_REQUEST,
-                format!("Invalid Request: run {key} is already active"),
+                format!("Invalid Request: run {} is already active", key.text()),
             ));
         }
         if runs.len() >= MAX_RUNS {
@@ -79,7 +79,7 @@ pub(super) fn start_run(
 /// Drives one run's envelope, exchanging `tool/call` frames with the host.
 async fn drive(
     shared: &Shared,
-    run: &Json,
+    run: &RpcId,
     mut envelope: Envelope,
     cancel: &CancelToken,
 ) -> ptc_runtime::Outcome {
@@ -111,11 +111,15 @@ async fn drive(
                         pending.insert(request, (answers_tx.clone(), call.id.to_string()));
                     }
                     held.insert(call.id.to_string(), request);
-                    shared.send(&json!({
-                        "jsonrpc": "2.0", "id": request_id(request), "method": "tool/call",
-                        "params": {"run": run, "id": call.id, "name": call.tool,
-                                   "arguments": call.arguments},
-                    }));
+                    // Built as text so that the run's id is exactly the host's.
+                    shared.out.send(format!(
+                        r#"{{"jsonrpc":"2.0","id":{},"method":"tool/call","params":{{"run":{},"id":{},"name":{},"arguments":{}}}}}"#,
+                        json!(request_id(request)),
+                        run.text(),
+                        json!(call.id),
+                        json!(call.tool),
+                        json!(call.arguments),
+                    ));
                 }
             }
             Event::Cancel(ids) => {
