@@ -43,6 +43,11 @@ catalogue = [
     "(let ((r (Read))) (list r (equal r r) (format \"%S\" r)))",
     "(Grep :pattern (Read :file_path \"a\"))",
     "(parallel (Read :file_path \"a\") (Grep :pattern \"b\") (Glob :pattern \"*\"))",
+    # Branches that compute and call tools in sequence (issue 37).
+    "(parallel-map (lambda (f) (cons f (length (split-string (Read :file_path f) \"\\n\")))) '(\"a\" \"b\" \"c\" \"d\" \"e\"))",
+    "(parallel (progn (Read :file_path \"a\") (Grep :pattern (Read))) (car 1) (Glob :pattern \"*\"))",
+    "(let ((n 0)) (parallel-map (lambda (x) (setq n (1+ n)) (list n (Read :file_path x) (Read))) (make-list 9 \"a\")))",
+    "(defun g (x) (parallel (Read :file_path x))) (parallel-map (lambda (x) (condition-case e (g x) (error e))) '(\"a\" \"b\"))",
 ]
 scripts.update(catalogue)
 

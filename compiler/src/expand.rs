@@ -1,8 +1,7 @@
 //! Expansion of every transformer and macro call before the script runs.
 //!
 //! [`Expansion`] walks the evaluated positions of forms (respecting `quote`, `lambda`
-//! parameter lists, `let`/`let*` binding names, `cond` clauses, the entries of `parallel`
-//! and the lambda template of `parallel-map`) and rewrites every call of a transformer
+//! parameter lists, `let`/`let*` binding names, `cond` clauses) and rewrites every call of a transformer
 //! ([`crate::transform`]) or of a script macro ([`MacroExpander`]) in place, re-examining
 //! each result at the same position until no transformer or macro call remains.
 //!
@@ -127,8 +126,6 @@ struct Operators {
     let_: Symbol,
     let_star: Symbol,
     cond: Symbol,
-    parallel: Symbol,
-    parallel_map: Symbol,
     defun: Symbol,
     defmacro: Symbol,
 }
@@ -220,8 +217,6 @@ impl<'a> Expansion<'a> {
                 let_: interner.intern("let"),
                 let_star: interner.intern("let*"),
                 cond: interner.intern("cond"),
-                parallel: interner.intern("parallel"),
-                parallel_map: interner.intern("parallel-map"),
                 defun: interner.intern("defun"),
                 defmacro: interner.intern("defmacro"),
             },
@@ -500,68 +495,19 @@ impl<'a> Expansion<'a> {
             );
         }
         let is_cond = head == ops.cond;
-        let is_parallel = head == ops.parallel;
-        let is_parallel_map = head == ops.parallel_map;
-        let lambda = ops.lambda;
         let args = items.get_mut(1..).unwrap_or_default();
-        if is_cond || is_parallel {
+        if is_cond {
             for entry in args {
-                match &mut entry.kind {
-                    // cond clauses: every element is evaluated.
-                    SexpKind::List(parts) if is_cond => {
-                        self.walk_all(parts, inner.saturating_add(1), expander, interner)?;
-                    }
-                    // parallel entries: direct tool calls, their arguments evaluated.
-                    SexpKind::List(parts) => {
-                        let call_args = parts.get_mut(1..).unwrap_or_default();
-                        self.walk_all(call_args, inner.saturating_add(1), expander, interner)?;
-                    }
-                    _ if is_cond => {}
-                    _ => self.walk(entry, inner, expander, interner)?,
+                // cond clauses: every element is evaluated.
+                if let SexpKind::List(parts) = &mut entry.kind {
+                    self.walk_all(parts, inner.saturating_add(1), expander, interner)?;
                 }
             }
             return Ok(());
         }
-        if is_parallel_map {
-            let mut args = args.iter_mut();
-            if let Some(template) = args.next() {
-                self.walk_parallel_template(template, lambda, inner, expander, interner)?;
-            }
-            for rest in args {
-                self.walk(rest, inner, expander, interner)?;
-            }
-            return Ok(());
-        }
+        // Everything else, `parallel` entries and `parallel-map`'s lambda included (their
+        // branches may run any code): ordinary forms.
         self.walk_all(args, inner, expander, interner)
-    }
-
-    /// `(lambda (P) CALL)`: the template is never a closure; CALL is a direct tool call
-    /// whose arguments are evaluated per item.
-    fn walk_parallel_template(
-        &mut self,
-        template: &mut Sexp,
-        lambda: Symbol,
-        depth: u64,
-        expander: &mut dyn MacroExpander,
-        interner: &mut Interner,
-    ) -> Result<(), Diagnostic> {
-        if template.head_symbol() != Some(lambda) {
-            return self.walk(template, depth, expander, interner);
-        }
-        let SexpKind::List(parts) = &mut template.kind else {
-            return Ok(());
-        };
-        let call_depth = depth.saturating_add(1);
-        for call in parts.get_mut(2..).unwrap_or_default() {
-            match &mut call.kind {
-                SexpKind::List(call_parts) => {
-                    let call_args = call_parts.get_mut(1..).unwrap_or_default();
-                    self.walk_all(call_args, call_depth.saturating_add(1), expander, interner)?;
-                }
-                _ => self.walk(call, call_depth, expander, interner)?,
-            }
-        }
-        Ok(())
     }
 
     fn walk_all(

@@ -18,6 +18,7 @@
 //! | E0305 | atomic-work | a literal regexp argument outside the bounded subset (the regexp checker's message) |
 //! | E0306 | atomic-work | `'split-string': an empty separator is forbidden` |
 //! | E0307 | input       | `Script nesting exceeds the depth limit of %d` (a backquote expansion too deep) |
+//! | E0311 | preflight   | `'parallel' may not be nested inside a parallel branch` (also `'parallel-map'`) |
 //! | E02xx | script      | backquote template errors, see [`crate::transform`] |
 //! | E032x | preflight   | a tool call's literal arguments against its contract, see [`crate::preflight_args`] |
 //!
@@ -167,6 +168,7 @@ fn run(
         direct: direct.is_some(),
         limits,
         depth_limit: expanded_depth_limit(limits),
+        branches: 0,
         diagnostics: Vec::new(),
         unknown: Vec::new(),
         seen_unknown: FxHashSet::default(),
@@ -255,6 +257,8 @@ struct Walk<'a> {
     direct: bool,
     limits: &'a Limits,
     depth_limit: u64,
+    /// How many `parallel` / `parallel-map` branches enclose the form being walked.
+    branches: u32,
     diagnostics: Vec<Diagnostic>,
     unknown: Vec<(String, Span)>,
     seen_unknown: FxHashSet<String>,
@@ -394,6 +398,23 @@ impl Walk<'_> {
                     );
                 }
                 self.forms(args.get(1..).unwrap_or_default(), inner, interner);
+            }
+            "parallel" | "parallel-map" => {
+                // A branch may run any code but another set of branches
+                // (`vm/src/machine/branches.rs`); `parallel-map`'s LIST runs before them.
+                if self.branches > 0 {
+                    self.preflight_error(
+                        "E0311",
+                        format!("'{name}' may not be nested inside a parallel branch"),
+                        form.span,
+                    );
+                }
+                let split = if name == "parallel" { args.len() } else { 1 };
+                let (inside, after) = args.split_at(split.min(args.len()));
+                self.branches += 1;
+                self.forms(inside, inner, interner);
+                self.branches -= 1;
+                self.forms(after, inner, interner);
             }
             "funcall" | "apply" | "mapcar" => {
                 // 'TOOL or #'TOOL (no script function or macro may take a tool's name).

@@ -34,9 +34,11 @@ print Lisp-style. The language is closed: no host evaluation, no ambient state, 
 listed tools and pure list, string, number and regexp operations, with let, let*, setq, \
 if, cond, when, unless, while, dolist, dotimes, lambda, mapcar, defun and defmacro.
 
-Parallel calls: (parallel (A :x 1) (B :y 2)) and (parallel-map (lambda (f) (Read :file_path f)) \
-files) run their calls concurrently and return results in source order; their arguments may \
-not call another tool.
+Parallel branches: (parallel (A :x 1) (B :y 2)) and (parallel-map (lambda (f) (cons f (length \
+(split-string (Read :file_path f) \"\\n\")))) files) run their branches concurrently and return \
+their values in source order. A branch may compute, call several tools in turn and return any \
+value; a tool error stays an (:error ...) value in its branch, a script error ends the whole \
+expression. A branch may not contain another parallel or parallel-map.
 
 Results: a tool's text as a string, structured results as keyword plists (JSON objects), \
 lists (arrays), :null and :json-false. A failed call returns (:error \"message\"), so guard \

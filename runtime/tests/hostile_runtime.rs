@@ -463,20 +463,30 @@ async fn results_join_by_position_over_many_shuffled_replays() {
         shuffled > REPLAYS / 2,
         "only {shuffled} replays were shuffled"
     );
-    // A call nested in a parallel argument (H50) is refused by the dialect (§11.3) before
-    // anything is dispatched; the sequential form runs the inner call first.
+    // A call nested in a parallel argument (H50) makes its entry a branch (deviation 130):
+    // the inner call goes out in the first round with the other entry's call, the outer
+    // one in the second round; the values keep source order.
     let outcome = runner
         .run(
             "(parallel (Echo :value (Echo :value \"inner\")) (Echo :value \"b\"))",
             opts("n"),
         )
         .await;
-    assert_eq!(outcome.kind, OutcomeKind::ScriptError);
+    assert_eq!(outcome.kind, OutcomeKind::Completed);
+    assert_eq!(outcome.text, "(\"inner\" \"b\")");
+    let issued: Vec<_> = outcome
+        .calls
+        .iter()
+        .map(|c| (c.id.to_string(), c.args.as_deref().cloned()))
+        .collect();
     assert_eq!(
-        outcome.text,
-        "Error: A parallel call argument may not call another tool"
+        issued,
+        [
+            ("n/1".to_owned(), Some(json!({"value": "inner"}))),
+            ("n/2".to_owned(), Some(json!({"value": "b"}))),
+            ("n/3".to_owned(), Some(json!({"value": "inner"}))),
+        ]
     );
-    assert!(outcome.calls.is_empty());
     let outcome = runner
         .run(
             "(let ((v (Echo :value \"inner\"))) (parallel (Echo :value v) (Echo :value \"b\")))",
@@ -487,6 +497,59 @@ async fn results_join_by_position_over_many_shuffled_replays() {
     assert_eq!(outcome.text, "(\"inner\" \"b\")");
     assert_eq!(outcome.notes[0], "inner");
     assert_eq!(outcome.stats.tool_calls, 3);
+}
+
+/// Branches that call tools in sequence (deviation 130), under shuffled completion: the
+/// values stay in source order and the audit numbers calls by issue order (round by
+/// round, branches in start order), never by arrival.
+#[tokio::test]
+async fn branch_results_and_audit_order_ignore_arrival_order() {
+    const REPLAYS: usize = 100;
+    let probes = Arc::new(Probes {
+        seed: AtomicU64::new(0x2545_F491_4F6C_DD1D),
+        ..Probes::default()
+    });
+    let runner = runner(&probes, Limits::default());
+    let script = "(parallel-map (lambda (v) (concat (Echo :value v) \"-\" \
+                  (Echo :value (concat v \"2\")))) (list \"a\" \"b\" \"c\" \"d\" \"e\" \"f\"))";
+    // Four live branches: round 1 a b c d, round 2 a2 b2 c2 d2 (a..d finish, e f start),
+    // round 3 e f, round 4 e2 f2.
+    let order = [
+        "a", "b", "c", "d", "a2", "b2", "c2", "d2", "e", "f", "e2", "f2",
+    ];
+    let mut shuffled = 0;
+    for chunk in 0..REPLAYS / 25 {
+        let runs = (0..25).map(|i| runner.run(script, opts(&format!("b{chunk}-{i}"))));
+        for outcome in futures::future::join_all(runs).await {
+            assert_eq!(outcome.kind, OutcomeKind::Completed);
+            assert_eq!(
+                outcome.text,
+                "(\"a-a2\" \"b-b2\" \"c-c2\" \"d-d2\" \"e-e2\" \"f-f2\")"
+            );
+            let issued: Vec<String> = outcome
+                .calls
+                .iter()
+                .map(|c| {
+                    c.args.as_deref().unwrap()["value"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned()
+                })
+                .collect();
+            assert_eq!(issued, order);
+            for (n, call) in outcome.calls.iter().enumerate() {
+                assert!(call.id.ends_with(&format!("/{}", n + 1)), "{}", call.id);
+            }
+            // Notes arrive in completion order.
+            if outcome.notes.iter().map(String::as_str).ne(order) {
+                shuffled += 1;
+            }
+        }
+    }
+    assert!(
+        shuffled > REPLAYS / 2,
+        "only {shuffled} replays were shuffled"
+    );
 }
 
 #[tokio::test]

@@ -220,6 +220,9 @@ fn op_text(program: &Program, pc: usize, op: Op) -> String {
             argc,
         } => format!("BATCHPUSH {} {}", tool(t), block(args, argc)),
         Op::BatchEnd { dst } => format!("BATCHEND r{}", dst.0),
+        Op::Parallel { dst, func, list } => {
+            format!("PARALLEL r{} r{} r{}", dst.0, func.0, list.0)
+        }
         Op::Add { dst, lhs, rhs } => format!("ADD r{} r{} r{}", dst.0, lhs.0, rhs.0),
         Op::Sub { dst, lhs, rhs } => format!("SUB r{} r{} r{}", dst.0, lhs.0, rhs.0),
         Op::Mul { dst, lhs, rhs } => format!("MUL r{} r{} r{}", dst.0, lhs.0, rhs.0),

@@ -308,6 +308,21 @@ pub enum Op {
         /// Destination register.
         dst: Reg,
     },
+    /// Runs one branch per element of the list in `list` ([`parallel`/`parallel-map`
+    /// branches](../../spec/reference/tool-calls.md#parallel-batches)): the closure in `func`
+    /// called with the element, or, when `func` holds nil, the element (a closure) called
+    /// with no argument. Branches run in the machine's deterministic schedule and suspend
+    /// on their tool calls in rounds; their values land in `dst` as a list in list order.
+    /// An empty list gives nil at once. Fuel 1 (the branches' own work is charged as they
+    /// run). Errors: `script` (a nested `parallel`, a non-list, a non-callable element).
+    Parallel {
+        /// Destination register.
+        dst: Reg,
+        /// The function of `parallel-map`, or nil for `parallel`'s branch closures.
+        func: Reg,
+        /// The list of elements.
+        list: Reg,
+    },
 
     /// `dst := lhs + rhs` (the `+` primitive, integer fast path). Fuel 1.
     Add {

@@ -10,9 +10,10 @@ use std::sync::Arc;
 pub enum Step {
     /// Suspended on one tool call; resume with [`crate::Machine::resume_tool`].
     Tool(ToolRequest),
-    /// Suspended on an ordered `parallel` / `parallel-map` batch (already charged to the
-    /// tool-call budget); resume with [`crate::Machine::resume_batch`], results in source
-    /// order.
+    /// Suspended on an ordered `parallel` / `parallel-map` batch, or on one round of the
+    /// calls of `parallel` branches in issue order (already charged to the tool-call
+    /// budget); resume with [`crate::Machine::resume_batch`], one result per request in
+    /// the same order.
     Batch(Vec<ToolRequest>),
     /// The fuel slice (or its wall-clock bound) is over: yield to your executor, then call
     /// [`crate::Machine::step`] again.

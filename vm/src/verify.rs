@@ -163,6 +163,11 @@ impl Checker<'_> {
             | Op::LoadT { dst }
             | Op::LoadInt { dst, .. }
             | Op::BatchEnd { dst } => self.reg(dst),
+            Op::Parallel { dst, func, list } => {
+                self.reg(dst)?;
+                self.reg(func)?;
+                self.reg(list)
+            }
             Op::LoadUpval { dst, idx } => {
                 self.reg(dst)?;
                 self.upval(idx)

@@ -62,6 +62,9 @@ pub(super) struct ScopeIndex {
     any_lambda: bool,
     /// The `setq` symbol, when the script's table has it.
     setq: Option<Symbol>,
+    /// The `parallel` symbol, when the script's table has it: its entries are branch
+    /// bodies, lowered as closures, so they count as `lambda`s here.
+    parallel: Option<Symbol>,
     /// How many atoms of the program are not plain symbols or small integers (keywords,
     /// strings, floats, ...): what the constant pool is first sized for.
     pub(super) literals: usize,
@@ -99,12 +102,14 @@ impl ScopeIndex {
     pub(super) fn new<'t>(
         bodies: impl IntoIterator<Item = &'t [Sexp]>,
         setq: Option<Symbol>,
+        parallel: Option<Symbol>,
     ) -> Self {
         let mut index = ScopeIndex {
             marked: scratch::take(&MARKED, 0),
             exact: true,
             any_lambda: false,
             setq,
+            parallel,
             literals: 0,
             first_nodes: 0,
             lambdas: 0,
@@ -142,7 +147,7 @@ impl ScopeIndex {
                 SexpKind::List(inner) | SexpKind::Vector(inner) => {
                     let mut flags = self.mark(inner, depth + 1)?;
                     let head = head(inner);
-                    if head == Some(LAMBDA) {
+                    if opens_closure(head, self.parallel) {
                         flags |= HOLDS_LAMBDA;
                         self.lambdas += 1;
                     }
@@ -220,10 +225,10 @@ impl ScopeIndex {
                 SexpKind::List(_) | SexpKind::Vector(_) | SexpKind::Dotted(..)
                     if depth >= WALK_DEPTH =>
                 {
-                    lambda_walk_iterative(item, inside, found);
+                    lambda_walk_iterative(item, inside, self.parallel, found);
                 }
                 SexpKind::List(inner) | SexpKind::Vector(inner) => {
-                    let inside = inside || head(inner) == Some(LAMBDA);
+                    let inside = inside || opens_closure(head(inner), self.parallel);
                     self.lambda_walk(inner, inside, depth + 1, found);
                 }
                 SexpKind::Dotted(inner, tail) => {
@@ -290,7 +295,18 @@ fn insert_sized(found: &mut FxHashSet<Symbol>, symbol: Symbol) {
 /// How deep the recursive walks of this module go before they continue iteratively.
 const WALK_DEPTH: u32 = 64;
 
-fn lambda_walk_iterative(form: &Sexp, inside: bool, found: &mut FxHashSet<Symbol>) {
+/// Whether a list headed by `head` makes closures of its body: `lambda`, and `parallel`
+/// (whose entries are branch closures).
+fn opens_closure(head: Option<Symbol>, parallel: Option<Symbol>) -> bool {
+    head == Some(LAMBDA) || (head.is_some() && head == parallel)
+}
+
+fn lambda_walk_iterative(
+    form: &Sexp,
+    inside: bool,
+    parallel: Option<Symbol>,
+    found: &mut FxHashSet<Symbol>,
+) {
     let mut stack: Vec<(&Sexp, bool)> = vec![(form, inside)];
     while let Some((form, inside)) = stack.pop() {
         match &form.kind {
@@ -302,7 +318,7 @@ fn lambda_walk_iterative(form: &Sexp, inside: bool, found: &mut FxHashSet<Symbol
                 stack.extend(items.iter().map(|item| (item, inside)));
             }
             SexpKind::List(items) | SexpKind::Vector(items) => {
-                let is_lambda = head(items) == Some(LAMBDA);
+                let is_lambda = opens_closure(head(items), parallel);
                 for item in items {
                     stack.push((item, inside || is_lambda));
                 }
@@ -338,6 +354,7 @@ mod tests {
                 exact: false,
                 any_lambda: true,
                 setq,
+                parallel: None,
                 literals: 0,
                 first_nodes: 0,
                 lambdas: 0,
@@ -379,7 +396,7 @@ mod tests {
             let forms = crate::reader::read(script, &Limits::default(), &mut interner)
                 .expect("the script reads");
             let setq = interner.lookup("setq");
-            let index = ScopeIndex::new([forms.as_slice()], setq);
+            let index = ScopeIndex::new([forms.as_slice()], setq, None);
             assert!(index.exact, "{script}");
             let full = ScopeIndex::unpruned(setq);
             let mut all = Vec::new();
@@ -409,7 +426,7 @@ mod tests {
         let script = "(list (let ((x 1)) (lambda () x)) (let ((y 2)) (setq y 3) y))";
         let forms = crate::reader::read(script, &Limits::default(), &mut interner)
             .expect("the script reads");
-        let index = ScopeIndex::new([forms.as_slice()], interner.lookup("setq"));
+        let index = ScopeIndex::new([forms.as_slice()], interner.lookup("setq"), None);
         let x = interner.lookup("x").expect("x");
         let y = interner.lookup("y").expect("y");
         let lists: Vec<&[Sexp]> = match &forms[0].kind {
@@ -438,7 +455,7 @@ mod tests {
         );
         let forms = crate::reader::read(&script, &Limits::default(), &mut interner)
             .expect("the script reads");
-        let index = ScopeIndex::new([forms.as_slice()], None);
+        let index = ScopeIndex::new([forms.as_slice()], None, None);
         assert!(!index.exact);
         let deep = interner.lookup("deep").expect("deep");
         assert!(index.lambda_symbols(&forms).contains(&deep));

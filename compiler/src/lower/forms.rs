@@ -1,5 +1,5 @@
-//! Open-coded special forms: control flow, bindings, closures, higher-order calls and
-//! parallel batches. Shapes and messages follow the dialect reference
+//! Open-coded special forms: control flow, bindings, closures and higher-order calls
+//! (`parallel` and `parallel-map` are in `parallel.rs`). Shapes and messages follow the dialect reference
 //! (`spec/reference/special-forms.md`); lenient corners (`(if)`, `(setq x)`,
 //! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
 
@@ -9,7 +9,6 @@ use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
 use ptc_vm::isa::{FuncIdx, Op, Reg};
 use ptc_vm::symbol::Symbol;
-use smallvec::SmallVec;
 
 impl Lowerer<'_> {
     pub(super) fn special(
@@ -281,7 +280,7 @@ impl Lowerer<'_> {
     }
 
     /// Binds `symbol` to the value in `reg`, boxing it when a lambda may capture it.
-    fn bind_local(&mut self, symbol: Symbol, reg: Reg, boxed: bool) -> Lowered {
+    pub(super) fn bind_local(&mut self, symbol: Symbol, reg: Reg, boxed: bool) -> Lowered {
         let location = if boxed {
             self.emit(Op::NewCell { dst: reg, src: reg })?;
             Location::Cell(reg)
@@ -465,7 +464,7 @@ impl Lowerer<'_> {
     }
 
     /// Compiles a nested function for `(lambda PARAMS BODY...)` and returns its index.
-    fn nested_function(
+    pub(super) fn nested_function(
         &mut self,
         params: &Params,
         body: &[Sexp],
@@ -566,117 +565,6 @@ impl Lowerer<'_> {
         self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
         self.patch_here(exit)?;
         self.emit(Op::ReverseList { dst, src: acc })?;
-        Ok(())
-    }
-
-    /// The tool of a `parallel` entry, or `None` when the entry is not one direct call.
-    fn batch_entry<'f>(&self, entry: &'f Sexp) -> Option<(ptc_vm::isa::ToolIdx, &'f [Sexp])> {
-        let items = entry.as_list()?;
-        let (head, args) = items.split_first()?;
-        match self.operator(head.as_symbol()?) {
-            Operator::Tool(tool) => Some((tool, args)),
-            _ => None,
-        }
-    }
-
-    fn lower_parallel(&mut self, entries: &[Sexp], dst: Reg) -> Lowered {
-        if entries.is_empty() {
-            self.emit(Op::LoadNil { dst })?;
-            return Ok(());
-        }
-        // Inline for the usual batch of a few calls.
-        let mut calls: SmallVec<[_; 8]> = SmallVec::with_capacity(entries.len());
-        for entry in entries {
-            match self.batch_entry(entry) {
-                Some(call) => calls.push((entry, call)),
-                None => return self.fail("'parallel': each entry must be one direct tool call"),
-            }
-        }
-        self.emit(Op::BatchBegin)?;
-        for (entry, (tool, args)) in calls {
-            let mark = self.mark()?;
-            let saved = self.current()?.span;
-            self.current()?.span = entry.span;
-            let (first, argc) = self.arguments(args)?;
-            self.emit(Op::BatchPush {
-                tool,
-                args: first,
-                argc,
-            })?;
-            self.current()?.span = saved;
-            self.release(mark)?;
-        }
-        self.emit(Op::BatchEnd { dst })?;
-        Ok(())
-    }
-
-    fn lower_parallel_map(&mut self, args: &[Sexp], dst: Reg) -> Lowered {
-        let [template, list] = args else {
-            return self.fail("'parallel-map': expects a lambda and one list");
-        };
-        let shape = "'parallel-map': lambda must have one parameter and one direct tool call";
-        let Some([head, params, call]) = template
-            .as_list()
-            .and_then(|items| items.get(..3).filter(|_| items.len() == 3))
-        else {
-            return self.fail(shape);
-        };
-        if head.as_symbol() != Some(ptc_vm::symbol::well_known::LAMBDA) {
-            return self.fail(shape);
-        }
-        let parsed = match (self.parse_params)(params, self.interner) {
-            Ok(parsed) => parsed,
-            Err(message) => return self.fail(message),
-        };
-        let param = match (
-            parsed.required.as_slice(),
-            parsed.optional.is_empty(),
-            parsed.rest,
-        ) {
-            ([param], true, None) => *param,
-            _ => return self.fail(shape),
-        };
-        let Some((tool, call_args)) = self.batch_entry(call) else {
-            return self.fail("'parallel': each entry must be one direct tool call");
-        };
-        self.emit(Op::BatchBegin)?;
-        let rest = self.alloc()?;
-        self.expr(list, rest, false)?;
-        let msg = self.constant(Value::string("'parallel-map': expects a list"))?;
-        self.emit(Op::AssertList { src: rest, msg })?;
-        let top = self.current()?.here();
-        let exit = self.current()?.emit_jump(Op::JumpIfNil {
-            src: rest,
-            offset: 0,
-        });
-        let mark = self.mark()?;
-        let scope = self.current()?.scope_mark();
-        let item = self.alloc()?;
-        self.emit(Op::Car {
-            dst: item,
-            src: rest,
-        })?;
-        let boxed = self.captured(call_args).contains(&param);
-        self.bind_local(param, item, boxed)?;
-        let saved = self.current()?.span;
-        self.current()?.span = call.span;
-        let (first, argc) = self.arguments(call_args)?;
-        self.emit(Op::BatchPush {
-            tool,
-            args: first,
-            argc,
-        })?;
-        self.current()?.span = saved;
-        self.current()?.unbind_to(scope);
-        self.release(mark)?;
-        self.emit(Op::Cdr {
-            dst: rest,
-            src: rest,
-        })?;
-        let span = self.current()?.span;
-        self.current()?.jump_back(top).map_err(|m| limit(m, span))?;
-        self.patch_here(exit)?;
-        self.emit(Op::BatchEnd { dst })?;
         Ok(())
     }
 }

@@ -23,6 +23,7 @@ mod capture;
 mod forms;
 mod handlers;
 mod operators;
+mod parallel;
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
@@ -124,6 +125,7 @@ pub fn lower(input: LowerInput<'_>, parse_params: ParamParser<'_>) -> Result<Pro
     let scopes = ScopeIndex::new(
         std::iter::once(body).chain(functions.iter().map(|f| f.body)),
         interner.lookup("setq"),
+        interner.lookup("parallel"),
     );
     let mut lowerer = Lowerer::new(&interner, &functions, &macros, tools, parse_params, scopes);
     lowerer.functions.push(None);

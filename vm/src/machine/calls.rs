@@ -297,6 +297,11 @@ impl Machine {
             .pop()
             .ok_or_else(|| internal("return without frame"))?;
         if self.frames.is_empty() {
+            if let Some(branches) = self.branches.as_deref_mut() {
+                // A branch's value goes to its element's place ([`super::branches`]).
+                branches.event = Some(super::branches::Event::Done(value));
+                return Ok(Flow::Suspend);
+            }
             let weight = value.weight();
             check_weight(weight, &self.limits)?;
             if weight.has_closure {

@@ -26,6 +26,14 @@ impl Machine {
         let program = Arc::clone(&self.program);
         loop {
             match self.execute(&program) {
+                Ok(_) if self.branches.as_ref().is_some_and(|b| b.event.is_some()) => {
+                    // A branch stopped (or branches start): switch ([`super::branches`]).
+                    match self.branch_event(&program) {
+                        Ok(None) => {}
+                        Ok(Some(step)) => return step,
+                        Err(error) => return self.settle_error(error),
+                    }
+                }
                 Ok(step) => return step,
                 Err(error) => {
                     if let Err(error) = self.catch(error) {
@@ -494,6 +502,7 @@ impl Machine {
                 | Op::BatchBegin
                 | Op::BatchPush { .. }
                 | Op::BatchEnd { .. }
+                | Op::Parallel { .. }
                 | Op::Eq { .. }
                 | Op::Not { .. }
                 | Op::AssertList { .. }
@@ -556,6 +565,10 @@ impl Machine {
     fn finish_or_suspend(&mut self, flow: Flow, pc: usize) -> Result<Step> {
         if let Flow::Suspend = flow {
             self.save_pc(pc);
+            if self.branches.as_ref().is_some_and(|b| b.event.is_some()) {
+                // Acted on by `run` (a branch switch); this step is never handed out.
+                return Ok(Step::Pause);
+            }
             return self
                 .pending
                 .take()

@@ -346,7 +346,17 @@ impl Machine {
                 let span = self.current_span(program, pc);
                 return self.call_tool(program, tool.as_usize(), args, base + dst.as_usize(), span);
             }
+            Op::Parallel { dst, func, list } => {
+                let func = self.reg(base, func)?.clone();
+                let list = self.reg(base, list)?.clone();
+                if self.parallel(base + dst.as_usize(), func, list)? {
+                    return Ok(Flow::Suspend);
+                }
+            }
             Op::BatchBegin => {
+                if self.branches.is_some() {
+                    return Err(super::branches::nested());
+                }
                 if self.batch_mut().is_some() {
                     return Err(Error::script(
                         "A parallel call argument may not call another tool",

@@ -19,8 +19,9 @@
 //! [`fuel`] the slices, clocks and the step budget; [`dispatch`] the hot loop with its
 //! inline fast paths; [`exec`] the general path of every instruction; [`frames`] the
 //! frame stack; [`calls`] entering frames, argument binding and primitive calls;
-//! [`tools`] tool calls, batches and resumption; [`regs`] the running frame's register
-//! window (the crate's one `unsafe` module).
+//! [`tools`] tool calls, batches and resumption; [`branches`] the branches of `parallel`
+//! and `parallel-map` (one context per branch, scheduled in rounds); [`regs`] the running
+//! frame's register window (the crate's one `unsafe` module).
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
@@ -34,6 +35,8 @@ use smallvec::SmallVec;
 use std::sync::Arc;
 use std::time::Instant;
 
+#[forbid(unsafe_code)]
+mod branches;
 #[forbid(unsafe_code)]
 mod calls;
 #[forbid(unsafe_code)]
@@ -54,8 +57,17 @@ use frames::{Frame, FrameStack};
 #[derive(Debug)]
 enum State {
     Ready,
-    WaitingTool { dst: usize },
-    WaitingBatch { dst: usize, count: usize },
+    WaitingTool {
+        dst: usize,
+    },
+    WaitingBatch {
+        dst: usize,
+        count: usize,
+    },
+    /// Branches of a `parallel` wait on a round of `count` calls ([`branches`]).
+    WaitingBranches {
+        count: usize,
+    },
     Done(Value),
     Failed(Error),
     Closed,
@@ -108,6 +120,8 @@ pub struct Machine {
     pending: Option<Box<Step>>,
     /// Installed `condition-case` handlers, innermost last.
     handlers: Vec<Handler>,
+    /// The branches of a `parallel` in progress ([`branches`]).
+    branches: Option<Box<branches::Branches>>,
 }
 
 impl Machine {
@@ -152,6 +166,7 @@ impl Machine {
             regexps: RegexCache::new(),
             pending: None,
             handlers: Vec::new(),
+            branches: None,
         }
     }
 
@@ -187,7 +202,9 @@ impl Machine {
     pub fn step(&mut self) -> Step {
         match &self.state {
             State::Ready => self.run(),
-            State::WaitingTool { .. } | State::WaitingBatch { .. } => {
+            State::WaitingTool { .. }
+            | State::WaitingBatch { .. }
+            | State::WaitingBranches { .. } => {
                 Step::Error(Error::script("The machine is waiting for a tool result"))
             }
             State::Done(value) => Step::Done(value.clone()),
@@ -210,6 +227,7 @@ impl Machine {
         self.frames = FrameStack::default();
         self.cells = Vec::new();
         self.pending = None;
+        self.branches = None;
         self.state = State::Closed;
     }
 
@@ -318,6 +336,7 @@ impl Machine {
 
     fn settle_error(&mut self, error: Error) -> Step {
         self.pending = None;
+        self.branches = None;
         self.state = State::Failed(error.clone());
         Step::Error(error)
     }

@@ -30,6 +30,9 @@ impl Machine {
 
     /// Resumes after [`Step::Batch`] with the results in source order.
     pub fn resume_batch(&mut self, results: Vec<Value>) -> Step {
+        if let State::WaitingBranches { count } = self.state {
+            return self.resume_branches(results, count);
+        }
         let State::WaitingBatch { dst, count } = self.state else {
             return self.misuse("resume_batch");
         };
@@ -145,6 +148,11 @@ impl Machine {
         }
         let request = self.request(program, tool, args, span)?;
         self.stats.tool_calls += 1;
+        if let Some(branches) = self.branches.as_deref_mut() {
+            // A branch's call joins the round ([`super::branches`]).
+            branches.event = Some(super::branches::Event::Call { dst: ret, request });
+            return Ok(Flow::Suspend);
+        }
         self.state = State::WaitingTool { dst: ret };
         self.pending = Some(Box::new(Step::Tool(request)));
         Ok(Flow::Suspend)
