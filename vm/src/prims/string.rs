@@ -248,8 +248,27 @@ pub(super) fn find(
     start: usize,
 ) -> Result<Option<(usize, usize)>> {
     let searched = regex.find(text, start, ctx.limits)?;
-    ctx.charge(searched.units);
+    charge_search(ctx, searched.units)?;
     Ok(searched.found)
+}
+
+/// Charges a regexp search's fuel and stops the primitive once its own work alone is past
+/// the whole run's `steps` budget: a loop of searches (`split-string`,
+/// `replace-regexp-in-string`) can then not run on long after the run has failed, since
+/// the machine checks fuel only between instructions.
+pub(super) fn charge_search(ctx: &mut PrimCtx<'_>, units: u64) -> Result<()> {
+    ctx.charge(units);
+    if ctx.work() > ctx.limits.steps {
+        return Err(Error::new(
+            ErrorKind::Step,
+            format!(
+                "Script exceeded its step budget of {} after {} steps; narrow the script",
+                ctx.limits.steps,
+                ctx.work()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// An optional regexp argument: nil gives `None`, a string is compiled, anything else is a

@@ -244,7 +244,7 @@ fn search(
 ) -> Result<Option<Groups>> {
     let regex = compile(ctx, pattern, Wrap::Capturing)?;
     let searched = regex.captures(text, start_byte, ctx.limits)?;
-    ctx.charge(searched.units);
+    super::string::charge_search(ctx, searched.units)?;
     Ok(searched.found)
 }
 
