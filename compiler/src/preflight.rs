@@ -15,7 +15,7 @@
 //! | E0302 | preflight   | `'%s' is only valid inside a backquote template` |
 //! | E0303 | preflight   | `'defun' is only allowed as a top-level form of the script` (or `'defmacro'`) |
 //! | E0304 | preflight   | `Standalone-only tools require one direct call as the entire expression` |
-//! | E0305 | atomic-work | a literal regexp argument outside the bounded subset (the regexp checker's message) |
+//! | E0305 | atomic-work | a literal regexp argument that is too long, invalid or uses a backreference (the regexp checker's message) |
 //! | E0306 | atomic-work | `'split-string': an empty separator is forbidden` |
 //! | E0307 | input       | `Script nesting exceeds the depth limit of %d` (a backquote expansion too deep) |
 //! | E0311 | preflight   | `'parallel' may not be nested inside a parallel branch` (also `'parallel-map'`) |
@@ -50,7 +50,7 @@ pub const UNKNOWN_TAIL: &str = "Callable names are limited to the documented spe
 pub const STANDALONE_MESSAGE: &str =
     "Standalone-only tools require one direct call as the entire expression";
 
-/// Checks a literal regexp against the bounded subset (dialect §9) without the
+/// Checks a literal regexp (byte cap, backreferences, syntax; `spec/reference/regexps.md`) without the
 /// input-dependent work estimate: byte budget, subset scan, compile check.
 ///
 /// # Errors

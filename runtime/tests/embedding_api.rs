@@ -239,7 +239,7 @@ fn an_oversized_direct_result_reports_its_size_not_its_output() {
     registry
         .register(
             ToolContract::new("Dump", "Prints a lot.", json!({"type": "object"})),
-            |_request: ToolRequestCtx| async move { ToolResult::text("x".repeat(400_000)) },
+            |_request: ToolRequestCtx| async move { ToolResult::text("x".repeat(17_000_000)) },
         )
         .unwrap();
     let runner = Runner::new(Arc::new(registry));
@@ -250,8 +250,8 @@ fn an_oversized_direct_result_reports_its_size_not_its_output() {
     assert_eq!(error.kind, ErrorKind::ToolError);
     assert_eq!(
         error.message,
-        "nested tool result rejected: the result (400000 bytes, 1 nodes) exceeds the value \
-         budget of 262144 bytes or 50000 nodes"
+        "nested tool result rejected: the result (17000000 bytes, 1 nodes) exceeds the value \
+         budget of 16777216 bytes or 524288 nodes"
     );
     assert_eq!(outcome.text, format!("Error: {}", error.message));
 }

@@ -718,7 +718,13 @@ async fn a_shared_structure_bomb_argument_fails_before_dispatch() {
     assert_eq!(outcome.kind, OutcomeKind::ScriptError);
     let error = outcome.error.as_ref().unwrap();
     assert_eq!(error.kind, "value");
-    assert_eq!(error.message, "Guest value exceeds its 50000 node budget");
+    assert_eq!(
+        error.message,
+        format!(
+            "Guest value exceeds its {} node budget",
+            Limits::default().value_nodes
+        )
+    );
     assert!(outcome.calls.is_empty());
     assert_eq!(outcome.stats.tool_calls, 0);
     assert_eq!(probes.dispatched.load(Ordering::SeqCst), 0);

@@ -3,7 +3,8 @@
 //! [`Limits`] holds the static budgets (enforced by the compiler before anything runs),
 //! the dynamic budgets (enforced by the VM while it runs) and the runtime's scheduling
 //! bounds. Defaults equal the original implementation's (dialect notes §8.1) unless the
-//! reference (`spec/reference/budgets.md`) says why not. [`Limits::KEYS`] is the closed
+//! reference (`spec/reference/budgets.md`) says why not: `steps`, `value-bytes`,
+//! `value-nodes`, `retained-bytes` and `regexp-work` are sized for real data (issue 37). [`Limits::KEYS`] is the closed
 //! table of names a host or the CLI may set (`--limit KEY=VALUE`).
 
 use serde::{Deserialize, Serialize};
@@ -41,7 +42,8 @@ pub struct Limits {
     pub retained_bytes: u64,
     /// Byte size of one guest regexp (kind `atomic-work`).
     pub regexp_bytes: u64,
-    /// Regexp work (pattern size × input size) one match may cost (kind `atomic-work`).
+    /// Automaton states × bytes one regexp search may walk when its scan cannot be metered
+    /// (kind `atomic-work`; see `crate::regexp`).
     pub regexp_work: u64,
     /// Integers must satisfy `|n| < 2^number_bits` (kind `value`).
     pub number_bits: u64,
@@ -61,16 +63,16 @@ impl Default for Limits {
             nodes: 10_000,
             depth: 100,
             expansion_nodes: 20_000,
-            steps: 500_000,
+            steps: 50_000_000,
             slice_steps: 2_000,
             slice_seconds: Some(0.03),
             seconds: Some(300.0),
             tool_calls: 200,
-            value_bytes: 262_144,
-            value_nodes: 50_000,
-            retained_bytes: 67_108_864,
+            value_bytes: 16_777_216,
+            value_nodes: 524_288,
+            retained_bytes: 268_435_456,
             regexp_bytes: 2_048,
-            regexp_work: 4_194_304,
+            regexp_work: 1_073_741_824,
             number_bits: 4_096,
             stack_depth: 2_000,
             parallelism: 4,
@@ -168,7 +170,7 @@ impl Limits {
         },
         LimitKey {
             name: "regexp-work",
-            doc: "work one regexp match may cost",
+            doc: "automaton states x bytes one unmetered regexp search may walk",
         },
         LimitKey {
             name: "number-bits",

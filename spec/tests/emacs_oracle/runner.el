@@ -100,7 +100,9 @@
   (dolist (case cases)
     (let ((result (condition-case err
                       (or (catch 'ptc-oracle--skip
-                            (list "value" (prin1-to-string (ptc-oracle--eval (nth 1 case)))))
+                            ;; Outside any mode: string-match sees the standard syntax table.
+                            (with-syntax-table (standard-syntax-table)
+                              (list "value" (prin1-to-string (ptc-oracle--eval (nth 1 case))))))
                           (list "skip" ""))
                     ((debug t) (list "error" (prin1-to-string err))))))
       (push (format "%s\t%s\t%s\n" (nth 0 case) (nth 0 result) (ptc-oracle--hex (nth 1 result)))

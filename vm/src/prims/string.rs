@@ -239,21 +239,50 @@ pub(super) fn compile(ctx: &mut PrimCtx<'_>, pattern: &str, wrap: Wrap) -> Resul
     Ok(regex)
 }
 
-/// An optional regexp argument: nil gives `None`, a string is compiled and work-checked
-/// against `input`, anything else is a `stringp` error.
+/// The leftmost-first match of `regex` in `text` at or after byte `start`, with the
+/// search's fuel charged ([`Regex::find`]: the bytes it really scans).
+pub(super) fn find(
+    ctx: &mut PrimCtx<'_>,
+    regex: &Regex,
+    text: &str,
+    start: usize,
+) -> Result<Option<(usize, usize)>> {
+    let searched = regex.find(text, start, ctx.limits)?;
+    charge_search(ctx, searched.units)?;
+    Ok(searched.found)
+}
+
+/// Charges a regexp search's fuel and stops the primitive once its own work alone is past
+/// the whole run's `steps` budget: a loop of searches (`split-string`,
+/// `replace-regexp-in-string`) can then not run on long after the run has failed, since
+/// the machine checks fuel only between instructions.
+pub(super) fn charge_search(ctx: &mut PrimCtx<'_>, units: u64) -> Result<()> {
+    ctx.charge(units);
+    if ctx.work() > ctx.limits.steps {
+        return Err(Error::new(
+            ErrorKind::Step,
+            format!(
+                "Script exceeded its step budget of {} after {} steps; narrow the script",
+                ctx.limits.steps,
+                ctx.work()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An optional regexp argument: nil gives `None`, a string is compiled, anything else is a
+/// `stringp` error.
 fn regexp_arg(
     ctx: &mut PrimCtx<'_>,
     value: Option<&Value>,
     wrap: Wrap,
-    input: &str,
 ) -> Result<Option<Arc<Regex>>> {
     match value {
         None | Some(Value::Nil) => Ok(None),
         Some(value) => {
             let pattern = string_arg(ctx, value)?;
-            let regex = compile(ctx, pattern, wrap)?;
-            regex.check_work(input.len(), ctx.limits)?;
-            Ok(Some(regex))
+            Ok(Some(compile(ctx, pattern, wrap)?))
         }
     }
 }
@@ -274,31 +303,25 @@ pub(super) fn split_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
     let string_value = args.first().unwrap_or(&Value::Nil);
     let text = string_arg(ctx, string_value)?;
     let separators = args.get(1).filter(|v| !v.is_nil());
-    let separator = match regexp_arg(ctx, separators, Wrap::Plain, text)? {
+    let separator = match regexp_arg(ctx, separators, Wrap::Plain)? {
         Some(regex) => regex,
         None => compile(ctx, DEFAULT_SEPARATORS, Wrap::Plain)?,
     };
-    let trim = regexp_arg(ctx, args.get(3), Wrap::Plain, text)?;
+    let trim = regexp_arg(ctx, args.get(3), Wrap::Plain)?;
     let trim_end = match args.get(3).and_then(Value::as_str) {
         Some(pattern) => Some(compile(ctx, pattern, Wrap::EndConcatenated)?),
         None => None,
     };
-    if separator.is_match("") {
+    if separator.matches_empty() {
         return Err(Error::new(
             ErrorKind::AtomicWork,
             "'split-string': an empty separator is forbidden",
         ));
     }
-    let char_len = u64::try_from(text.chars().count()).unwrap_or(u64::MAX);
-    if char_len.saturating_add(1).saturating_mul(2) > ctx.limits.value_nodes {
-        return Err(Error::new(
-            ErrorKind::AtomicWork,
-            "'split-string': result may exceed the guest node budget",
-        ));
-    }
     // The original always passes a separator, so Emacs never forces OMIT-NULLS.
     let keep_nulls = args.get(2).is_none_or(Value::is_nil);
-    ctx.charge(text_units(text.len()).saturating_mul(3));
+    // Copying the pieces; every search is charged what it scans.
+    ctx.charge(text_units(text.len()));
 
     let mut splitter = Splitter {
         text,
@@ -328,7 +351,7 @@ pub(super) fn split_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Valu
         } else {
             start
         };
-        let Some((begin, end)) = separator.find_at(text, from) else {
+        let Some((begin, end)) = find(ctx, &separator, text, from)? else {
             break;
         };
         splitter.last_begin = Some(MatchBegin::Whole(begin));
@@ -364,16 +387,21 @@ struct Splitter<'t> {
 }
 
 impl Splitter<'_> {
-    fn trim_search(&mut self, trim: &Regex, from: usize) -> Option<(usize, usize)> {
+    fn trim_search(
+        &mut self,
+        ctx: &mut PrimCtx<'_>,
+        trim: &Regex,
+        from: usize,
+    ) -> Result<Option<(usize, usize)>> {
         if let Some((searched, found)) = self.trim_cache
             && searched <= from
             && found.is_none_or(|(begin, _)| from <= begin)
         {
-            return found;
+            return Ok(found);
         }
-        let found = trim.find_at(self.text, from);
+        let found = find(ctx, trim, self.text, from)?;
         self.trim_cache = Some((from, found));
-        found
+        Ok(found)
     }
 
     fn push_one(
@@ -383,7 +411,7 @@ impl Splitter<'_> {
         this_end: usize,
     ) -> Result<()> {
         if let Some(trim) = self.trim
-            && let Some((begin, end)) = self.trim_search(trim, this_start)
+            && let Some((begin, end)) = self.trim_search(ctx, trim, this_start)?
         {
             self.last_begin = Some(MatchBegin::Whole(begin));
             if begin == this_start {
@@ -402,7 +430,7 @@ impl Splitter<'_> {
             return Err(out_of_range(ctx, &[&string, &from, &to]));
         };
         if let Some(trim_end) = self.trim_end
-            && let Some((begin, _)) = trim_end.find_at(piece, 0)
+            && let Some((begin, _)) = find(ctx, trim_end, piece, 0)?
         {
             self.last_begin = Some(MatchBegin::Piece(char_index(piece, begin)));
             if begin < piece.len() {
@@ -410,6 +438,19 @@ impl Splitter<'_> {
             }
         }
         if self.keep_nulls || !piece.is_empty() {
+            // The list of N pieces is 2N + 1 nodes: checked as it is counted, before the
+            // next piece is made.
+            let pieces = u64::try_from(self.pieces.len()).unwrap_or(u64::MAX);
+            if pieces.saturating_add(1).saturating_mul(2).saturating_add(1) > ctx.limits.value_nodes
+            {
+                return Err(Error::new(
+                    ErrorKind::Value,
+                    format!(
+                        "'split-string': more than {pieces} pieces would exceed the guest node budget of {}",
+                        ctx.limits.value_nodes
+                    ),
+                ));
+            }
             ctx.alloc(heap::string(u64::try_from(piece.len()).unwrap_or(u64::MAX)));
             self.pieces.push(Value::string(piece));
         }
@@ -463,20 +504,19 @@ pub(super) fn string_join(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value
 /// `(string-trim-left (string-trim-right STRING TRIM-RIGHT) TRIM-LEFT)`.
 pub(super) fn string_trim(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
     let text = string_arg(ctx, args.first().unwrap_or(&Value::Nil))?;
-    let left = match regexp_arg(ctx, args.get(1), Wrap::Start, text)? {
+    let left = match regexp_arg(ctx, args.get(1), Wrap::Start)? {
         Some(regex) => regex,
         None => compile(ctx, DEFAULT_TRIM, Wrap::Start)?,
     };
-    let right = match regexp_arg(ctx, args.get(2), Wrap::End, text)? {
+    let right = match regexp_arg(ctx, args.get(2), Wrap::End)? {
         Some(regex) => regex,
         None => compile(ctx, DEFAULT_TRIM, Wrap::End)?,
     };
-    ctx.charge(text_units(text.len()).saturating_mul(2));
     let mut trimmed = text;
-    if let Some((begin, _)) = right.find_at(trimmed, 0) {
+    if let Some((begin, _)) = find(ctx, &right, trimmed, 0)? {
         trimmed = trimmed.get(..begin).unwrap_or(trimmed);
     }
-    if let Some((_, end)) = left.find_at(trimmed, 0) {
+    if let Some((_, end)) = find(ctx, &left, trimmed, 0)? {
         trimmed = trimmed.get(end..).unwrap_or(trimmed);
     }
     Ok(new_string(ctx, trimmed.to_owned()))
@@ -531,15 +571,13 @@ pub(super) fn string_match_p(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Va
     let pattern = string_arg(ctx, pattern_value)?;
     let text = string_arg(ctx, string_value)?;
     let regex = compile(ctx, pattern, Wrap::Plain)?;
-    regex.check_work(text.len(), ctx.limits)?;
     let start_value = args.get(2).unwrap_or(&Value::Nil);
     let len = text.chars().count();
     let Some(start) = resolve_index(ctx, start_value, 0, len)? else {
         return Err(out_of_range(ctx, &[string_value, start_value]));
     };
     let start_byte = byte_offset(text, start).unwrap_or(text.len());
-    ctx.charge(text_units(text.len().saturating_sub(start_byte)));
-    Ok(match regex.find_at(text, start_byte) {
+    Ok(match find(ctx, &regex, text, start_byte)? {
         Some((begin, _)) => Value::Int(i64::try_from(char_index(text, begin)).unwrap_or(i64::MAX)),
         None => Value::Nil,
     })

@@ -243,9 +243,9 @@ fn search(
     start_byte: usize,
 ) -> Result<Option<Groups>> {
     let regex = compile(ctx, pattern, Wrap::Capturing)?;
-    regex.check_work(text.len().saturating_sub(start_byte), ctx.limits)?;
-    ctx.charge(text_units(text.len().saturating_sub(start_byte)));
-    Ok(regex.captures_at(text, start_byte))
+    let searched = regex.captures(text, start_byte, ctx.limits)?;
+    super::string::charge_search(ctx, searched.units)?;
+    Ok(searched.found)
 }
 
 /// `(string-match REGEXP STRING &optional START)`: the character index of the first match
