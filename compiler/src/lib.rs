@@ -74,6 +74,11 @@ mod scratch;
 pub mod sexp_print;
 #[doc(hidden)]
 pub mod sugar;
+
+mod cl_loop;
+mod control;
+mod pcase;
+mod places;
 #[doc(hidden)]
 pub mod suggest;
 #[doc(hidden)]
