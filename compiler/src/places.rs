@@ -186,7 +186,11 @@ fn analyse(b: &mut Builder<'_>, name: &str, place: &Sexp, depth: u32) -> Result<
                 Some(d) => hold(b, &mut bindings, d),
                 None => b.nil(),
             };
-            let remove = rest.get(1).map(|r| hold(b, &mut bindings, r));
+            // A literal nil REMOVE is no REMOVE.
+            let remove = rest
+                .get(1)
+                .filter(|r| !matches!(r.kind, SexpKind::Nil))
+                .map(|r| hold(b, &mut bindings, r));
             let lookup = match rest.get(2) {
                 Some(testfn) => {
                     let f = hold(b, &mut bindings, testfn);
