@@ -79,6 +79,7 @@ mod cl_loop;
 mod control;
 mod pcase;
 mod places;
+mod rx;
 #[doc(hidden)]
 pub mod suggest;
 #[doc(hidden)]

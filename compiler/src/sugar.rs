@@ -206,6 +206,7 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
         },
         _ if crate::pcase::NAMES.contains(&name) => crate::pcase::expand(b, name, args),
         _ if crate::places::NAMES.contains(&name) => crate::places::expand(b, name, args),
+        "rx" => crate::rx::expand(b, args),
         _ if crate::control::NAMES.contains(&name) => crate::control::expand(b, name, args),
         "cl-sort" | "sort" => match args {
             [seq, pred] => Ok(b.sort(seq, pred)),
