@@ -302,7 +302,7 @@ impl Loop<'_, '_> {
         let hidden = self.b.hidden("x");
         self.bind(hidden.clone(), value);
         let mut sets = Vec::new();
-        self.destructure(pattern, &hidden, &mut sets)?;
+        self.destructure(pattern, &hidden, &mut sets, 0)?;
         for (variable, value) in sets {
             self.bind(variable, value);
         }
@@ -315,7 +315,11 @@ impl Loop<'_, '_> {
         pattern: &Sexp,
         source: &Sexp,
         out: &mut Vec<(Sexp, Sexp)>,
+        depth: u32,
     ) -> Result<(), Diagnostic> {
+        if depth > 64 {
+            return Err(self.unsupported(pattern));
+        }
         let (items, tail): (&[Sexp], Option<&Sexp>) = match &pattern.kind {
             SexpKind::Nil => return Ok(()),
             SexpKind::Sym(_) if is_variable(pattern) => {
@@ -329,11 +333,11 @@ impl Loop<'_, '_> {
         let mut cell = source.clone();
         for item in items {
             let car = self.b.call("car-safe", [cell.clone()]);
-            self.destructure(item, &car, out)?;
+            self.destructure(item, &car, out, depth + 1)?;
             cell = self.b.call("cdr-safe", [cell]);
         }
         if let Some(tail) = tail {
-            self.destructure(tail, &cell, out)?;
+            self.destructure(tail, &cell, out, depth + 1)?;
         }
         Ok(())
     }
@@ -349,7 +353,7 @@ impl Loop<'_, '_> {
         let nil = self.b.nil();
         self.bind(element.clone(), nil);
         let mut pairs = Vec::new();
-        self.destructure(pattern, &element, &mut pairs)?;
+        self.destructure(pattern, &element, &mut pairs, 0)?;
         let mut sets = vec![self.b.setq(&element, value)];
         for (variable, path) in pairs {
             let nil = self.b.nil();
