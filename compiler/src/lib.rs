@@ -74,6 +74,12 @@ mod scratch;
 pub mod sexp_print;
 #[doc(hidden)]
 pub mod sugar;
+
+mod cl_loop;
+mod control;
+mod pcase;
+mod places;
+mod rx;
 #[doc(hidden)]
 pub mod suggest;
 #[doc(hidden)]

@@ -110,6 +110,11 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
     match name {
         "function" => b.function(args),
         "if-let" | "if-let*" | "when-let" | "when-let*" | "and-let*" => b.if_let(name, args),
+        "pop" | "cl-incf" | "cl-decf" | "incf" | "decf"
+            if args.first().is_some_and(crate::places::is_compound) =>
+        {
+            crate::places::expand(b, name, args)
+        }
         "pop" => b.pop(args),
         "cl-incf" | "cl-decf" | "incf" | "decf" => b.incf(name, args),
         "seq-let" => b.seq_let(args),
@@ -199,6 +204,10 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
             [pred, seq] => Ok(b.sort(seq, pred)),
             _ => Err(bad(b)),
         },
+        _ if crate::pcase::NAMES.contains(&name) => crate::pcase::expand(b, name, args),
+        _ if crate::places::NAMES.contains(&name) => crate::places::expand(b, name, args),
+        "rx" => crate::rx::expand(b, args),
+        _ if crate::control::NAMES.contains(&name) => crate::control::expand(b, name, args),
         "cl-sort" | "sort" => match args {
             [seq, pred] => Ok(b.sort(seq, pred)),
             _ => Err(bad(b)),
@@ -208,35 +217,35 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
 }
 
 impl Builder<'_> {
-    fn hidden(&mut self, name: &str) -> Sexp {
+    pub(crate) fn hidden(&mut self, name: &str) -> Sexp {
         Sexp::new(SexpKind::Sym(self.interner.gensym(name)), self.span)
     }
 
-    fn nil(&self) -> Sexp {
+    pub(crate) fn nil(&self) -> Sexp {
         Sexp::new(SexpKind::Nil, self.span)
     }
 
-    fn t(&self) -> Sexp {
+    pub(crate) fn t(&self) -> Sexp {
         Sexp::new(SexpKind::T, self.span)
     }
 
-    fn binding(&self, variable: Sexp, value: Sexp) -> Sexp {
+    pub(crate) fn binding(&self, variable: Sexp, value: Sexp) -> Sexp {
         self.list(vec![variable, value])
     }
 
-    fn let_form(&mut self, star: bool, bindings: Vec<Sexp>, body: Vec<Sexp>) -> Sexp {
+    pub(crate) fn let_form(&mut self, star: bool, bindings: Vec<Sexp>, body: Vec<Sexp>) -> Sexp {
         let mut items = vec![self.sym(if star { "let*" } else { "let" })];
         items.push(self.list(bindings));
         items.extend(body);
         self.list(items)
     }
 
-    fn setq(&mut self, variable: &Sexp, value: Sexp) -> Sexp {
+    pub(crate) fn setq(&mut self, variable: &Sexp, value: Sexp) -> Sexp {
         self.call("setq", [variable.clone(), value])
     }
 
     /// `(append SEQ nil)`: a fresh list of the elements of a list, vector or string.
-    fn as_list(&mut self, seq: &Sexp) -> Sexp {
+    pub(crate) fn as_list(&mut self, seq: &Sexp) -> Sexp {
         let nil = self.nil();
         self.call("append", [seq.clone(), nil])
     }
@@ -341,7 +350,7 @@ impl Builder<'_> {
         Ok(self.let_form(true, bindings, vec![body]))
     }
 
-    fn place<'f>(&self, name: &str, place: &'f Sexp) -> Result<&'f Sexp, Diagnostic> {
+    pub(crate) fn place<'f>(&self, name: &str, place: &'f Sexp) -> Result<&'f Sexp, Diagnostic> {
         if is_variable(place) {
             Ok(place)
         } else {
@@ -484,7 +493,7 @@ impl Builder<'_> {
         self.let_form(false, bindings, vec![looping, result])
     }
 
-    fn funcall(&mut self, f: &Sexp, args: impl IntoIterator<Item = Sexp>) -> Sexp {
+    pub(crate) fn funcall(&mut self, f: &Sexp, args: impl IntoIterator<Item = Sexp>) -> Sexp {
         let mut items = vec![f.clone()];
         items.extend(args);
         self.call("funcall", items)

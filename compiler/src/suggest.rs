@@ -5,8 +5,8 @@
 //! Order of answers for one unknown name:
 //!
 //! 1. **Curated** ([`CURATED`], one literal): common Emacs Lisp whose job the dialect does
-//!    another way (hash tables → plists/alists, `cl-loop` → `dolist`/`mapcar`, `pcase` →
-//!    `cond`, buffers and files → tool calls). Shown instead of any edit-distance match.
+//!    another way (`loop` → `cl-loop`, `cl-defstruct` → plists, `macrolet` → `defmacro`,
+//!    buffers and files → tool calls). Shown instead of any edit-distance match.
 //! 2. **Nearest match** among the candidates, offered in a fixed order (special forms,
 //!    transformers including the backquote, primitives, roster tools, script functions,
 //!    script macros); the first candidate with the strictly smallest distance wins, and
@@ -42,52 +42,32 @@ pub const MAX_LISTED_NAMES: usize = 20;
 /// Emacs Lisp the dialect leaves out on purpose, and what to use instead. Every name here
 /// is absent from the dialect's callable tables (a unit test keeps it so).
 pub const CURATED: &[(&str, &str)] = &[
+    ("loop", "use cl-loop"),
+    ("cl-do", "use cl-loop, dolist, dotimes or while"),
+    ("pcase-let-alist", "use let-alist or pcase-let"),
+    ("macrolet", "use a top-level defmacro"),
+    ("cl-macrolet", "use a top-level defmacro"),
     (
-        "make-hash-table",
-        "hash tables are not available; use a plist (plist-get) or an alist (assoc)",
+        "cl-symbol-macrolet",
+        "use a variable or a top-level defmacro",
+    ),
+    ("cl-defstruct", "use a plist such as (list :name n :size s)"),
+    (
+        "cl-defmethod",
+        "use defun with cond or cl-typecase on the argument",
     ),
     (
-        "gethash",
-        "hash tables are not available; use plist-get on a plist or assoc on an alist",
+        "cl-defgeneric",
+        "use defun with cond or cl-typecase on the argument",
     ),
-    (
-        "puthash",
-        "hash tables are not available; build a plist or alist with cons/list and setq",
-    ),
-    (
-        "remhash",
-        "hash tables are not available; rebuild the plist or alist without the key",
-    ),
-    (
-        "maphash",
-        "hash tables are not available; dolist over an alist",
-    ),
-    (
-        "hash-table-count",
-        "hash tables are not available; use length on a list",
-    ),
-    (
-        "hash-table-keys",
-        "hash tables are not available; mapcar car over an alist",
-    ),
-    ("cl-loop", "use dolist, dotimes, while or mapcar"),
-    ("loop", "use dolist, dotimes, while or mapcar"),
-    ("cl-do", "use dolist, dotimes or while"),
-    ("pcase", "use cond"),
-    ("pcase-let", "use let with car/nth/plist-get"),
-    ("pcase-let*", "use let* with car/nth/plist-get"),
-    ("pcase-dolist", "use dolist with car/nth"),
-    ("cl-case", "use cond with eq or equal"),
-    ("cl-typecase", "use cond with stringp, numberp, consp ..."),
-    ("cl-destructuring-bind", "use let with car/nth/plist-get"),
-    ("setf", "use setq on a variable"),
-    ("defvar", "there are no globals; bind with let"),
-    ("defconst", "there are no globals; bind with let"),
+    ("cl-do-symbols", "there is no obarray; use a list"),
     ("defcustom", "there are no globals; bind with let"),
     ("setq-default", "there are no globals; bind with let"),
     ("setq-local", "there are no globals; bind with let"),
     ("cl-defun", "use defun with &optional/&rest"),
-    ("cl-defstruct", "use a plist such as (list :name n :size s)"),
+    ("add-to-list", "use cl-pushnew on the variable"),
+    ("defvar", "there are no globals; bind with let"),
+    ("defconst", "there are no globals; bind with let"),
     (
         "with-temp-buffer",
         "there are no buffers; work on strings (split-string, string-search, concat)",
@@ -380,12 +360,11 @@ mod tests {
 
     #[test]
     fn curated_advice_replaces_edit_distance() {
-        let listed = describe_unknown(&["pcase", "gethash", "lenght"], &["upcase", "length"]);
+        let listed = describe_unknown(&["loop", "cl-defstruct", "lenght"], &["upcase", "length"]);
         assert_eq!(
             listed,
-            "pcase (not in this dialect: use cond), gethash (not in this dialect: hash tables \
-             are not available; use plist-get on a plist or assoc on an alist), lenght (try: \
-             length)"
+            "loop (not in this dialect: use cl-loop), cl-defstruct (not in this dialect: use a \
+             plist such as (list :name n :size s)), lenght (try: length)"
         );
     }
 

@@ -36,7 +36,7 @@ pub const SPECIAL_FORMS: [&str; 17] = [
 /// The syntax transformers, in the reference's order; `` ` `` is the backquote. The first
 /// six are the original's ([`crate::transform`]); the rest are the Emacs conveniences models
 /// write ([`crate::sugar`]).
-pub const TRANSFORMERS: [&str; 42] = [
+pub const TRANSFORMERS: [&str; 80] = [
     "when",
     "unless",
     "push",
@@ -79,6 +79,44 @@ pub const TRANSFORMERS: [&str; 42] = [
     "cl-mapcan",
     "seq-sort",
     "cl-sort",
+    "pcase",
+    "pcase-exhaustive",
+    "pcase-let",
+    "pcase-let*",
+    "pcase-dolist",
+    "pcase-lambda",
+    "pcase-setq",
+    "catch",
+    "throw",
+    "cl-block",
+    "cl-return",
+    "cl-return-from",
+    "cl-dolist",
+    "cl-dotimes",
+    "prog1",
+    "prog2",
+    "ignore",
+    "always",
+    "apply-partially",
+    "thread-first",
+    "thread-last",
+    "letrec",
+    "named-let",
+    "cl-flet",
+    "cl-flet*",
+    "cl-labels",
+    "cl-case",
+    "cl-ecase",
+    "cl-typecase",
+    "cl-etypecase",
+    "let-alist",
+    "cl-destructuring-bind",
+    "cl-loop",
+    "setf",
+    "cl-callf",
+    "cl-callf2",
+    "cl-pushnew",
+    "rx",
 ];
 
 /// The two definition forms, legal only as top-level forms of a script.
@@ -204,7 +242,7 @@ mod tests {
     #[test]
     fn tables_are_closed_and_disjoint() {
         assert_eq!(SPECIAL_FORMS.len(), 17);
-        assert_eq!(TRANSFORMERS.len(), 6 + 36);
+        assert_eq!(TRANSFORMERS.len(), 6 + 74);
         let mut all: Vec<&str> = SPECIAL_FORMS
             .iter()
             .chain(TRANSFORMERS.iter())

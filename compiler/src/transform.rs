@@ -406,6 +406,9 @@ impl Builder<'_> {
                 self.span,
             ));
         };
+        if crate::places::is_compound(place) {
+            return crate::places::expand(self, "push", &items[1..]);
+        }
         if !is_variable(place) {
             return Err(shape(
                 "E0204",

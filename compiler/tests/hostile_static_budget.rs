@@ -173,17 +173,16 @@ fn item5_suggestions_are_bounded_in_work_and_size() {
 #[test]
 fn item5_suggestions_help_or_stay_silent() {
     let diagnostics = check(
-        "(list (qqzzq v 0) (pcase x) (gethash k h) (lenght x) (cl-loop for x in y))",
+        "(list (qqzzq v 0) (loop x) (cl-defstruct k h) (lenght x) (macrolet x))",
         &roster(),
         &Limits::default(),
     );
     let message = &diagnostics.first().expect("unknown functions").message;
     assert!(
         message.starts_with(
-            "Unknown functions: qqzzq, pcase (not in this dialect: use cond), gethash (not \
-             in this dialect: hash tables are not available; use plist-get on a plist or assoc \
-             on an alist), lenght (try: length), cl-loop (not in this dialect: use dolist, \
-             dotimes, while or mapcar)."
+            "Unknown functions: qqzzq, loop (not in this dialect: use cl-loop), cl-defstruct \
+             (not in this dialect: use a plist such as (list :name n :size s)), lenght (try: \
+             length), macrolet (not in this dialect: use a top-level defmacro)."
         ),
         "{message}"
     );

@@ -56,9 +56,10 @@ fn push() {
         );
     }
     assert_eq!(
-        error("(push 1 (car x))"),
+        error("(push 1 (symbol-name x))"),
         (
-            "'push': PLACE must be a variable name, not (car x)".into(),
+            "'push': PLACE must be a variable name or a supported place, not (symbol-name x)"
+                .into(),
             "E0204"
         )
     );
