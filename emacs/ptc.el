@@ -360,10 +360,19 @@ after TIMEOUT (default 5) seconds it is killed."
 
 (defun ptc--send (connection frame)
   "Send FRAME (a plist) to CONNECTION's engine."
-  (let ((process (ptc-connection-process connection)))
+  (let ((process (ptc-connection-process connection))
+        (line (ptc--encode frame)))
     (unless (process-live-p process)
-      (signal 'ptc-error (list "The ptc serve process is not running")))
-    (process-send-string process (concat (ptc--encode frame) "\n"))))
+      (let ((tail (ptc--stderr-tail connection)))
+        (signal 'ptc-error
+                (list (concat "The ptc serve process is not running"
+                              (if (string-empty-p tail) "" (concat ": " tail)))))))
+    ;; The engine would skip a longer line and answer it with id null, so
+    ;; the request would wait for nothing.
+    (when (> (string-bytes line) ptc-max-line-bytes)
+      (signal 'ptc-error (list (format "The request has %d bytes of JSON; ptc serve accepts %d"
+                                       (string-bytes line) ptc-max-line-bytes))))
+    (process-send-string process (concat line "\n"))))
 
 (defun ptc--request (connection method params handler)
   "Send METHOD with PARAMS on CONNECTION; return the request id.

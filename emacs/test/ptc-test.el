@@ -320,6 +320,10 @@
                   :type 'ptc-error)
     (should-error (ptc-run "1" (list (list :name "NoFunction")) :connection conn)
                   :type 'ptc-error)
+    ;; Over the engine's line limit: refused here, at once, not left waiting.
+    (should-error (ptc-run (make-string (* 2 ptc-max-line-bytes) ?1) nil :connection conn)
+                  :type 'ptc-error)
+    (should (equal (plist-get (ptc-run "(+ 1 2)" nil :connection conn) :value) 3))
     ;; EOF on the engine's input: the active run still answers `interrupted'.
     (let (outcome)
       (ptc-run-async "(Hang :n 1)" (list (ptc-test--hang-tool 'ptc-test--cancelled))
