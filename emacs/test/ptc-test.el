@@ -10,6 +10,7 @@
 ;;; Code:
 
 (require 'ert)
+(require 'json)
 (require 'ptc)
 
 (setq ptc-program (or (getenv "PTC_BIN") "ptc"))
@@ -305,6 +306,10 @@
       (should (string-match-p "(Weather :city STRING) — Gives the weather for a city\\."
                               (plist-get definition :description)))
       (should (equal (plist-get schema :required) ["expression"]))
+      (should (equal (json-parse-string (json-encode definition) :object-type 'plist)
+                     (json-parse-string (json-serialize definition
+                                                        :false-object :json-false)
+                                        :object-type 'plist)))
       (should (equal (json-serialize definition :false-object :json-false)
                      (json-serialize (json-parse-string (json-serialize definition
                                                                         :false-object
