@@ -43,6 +43,12 @@ catalogue = [
     "(let ((r (Read))) (list r (equal r r) (format \"%S\" r)))",
     "(Grep :pattern (Read :file_path \"a\"))",
     "(parallel (Read :file_path \"a\") (Grep :pattern \"b\") (Glob :pattern \"*\"))",
+    # Hash tables: mutation, aliasing, self-reference, a long chain (issue 46).
+    "(let ((h (make-hash-table :test 'equal))) (dolist (w '(\"a\" \"b\" \"a\")) (puthash w (1+ (gethash w h 0)) h)) (list h (hash-table-keys h)))",
+    "(let ((h (make-hash-table))) (puthash 'me (list h) h))",
+    "(let ((h (make-hash-table))) (dotimes (i 100000) (let ((n (make-hash-table))) (puthash 'next h n) (setq h n))) h)",
+    "(let* ((h (make-hash-table)) (l (list h h h))) (dotimes (i 1000) (puthash i (format \"%d\" i) h)) (format \"%S\" l))",
+    "(let ((h (make-hash-table))) (maphash (lambda (k v) (remhash k h)) (progn (puthash 1 2 h) (puthash 3 4 h) h)) (Read :file_path (json-encode (map-into h 'alist))))",
 ]
 scripts.update(catalogue)
 

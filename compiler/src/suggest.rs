@@ -5,7 +5,7 @@
 //! Order of answers for one unknown name:
 //!
 //! 1. **Curated** ([`CURATED`], one literal): common Emacs Lisp whose job the dialect does
-//!    another way (hash tables → plists/alists, `cl-loop` → `dolist`/`mapcar`, `pcase` →
+//!    another way (list mutation → rebuilding or hash tables, `cl-loop` → `dolist`/`mapcar`, `pcase` →
 //!    `cond`, buffers and files → tool calls). Shown instead of any edit-distance match.
 //! 2. **Nearest match** among the candidates, offered in a fixed order (special forms,
 //!    transformers including the backquote, primitives, roster tools, script functions,
@@ -43,32 +43,20 @@ pub const MAX_LISTED_NAMES: usize = 20;
 /// is absent from the dialect's callable tables (a unit test keeps it so).
 pub const CURATED: &[(&str, &str)] = &[
     (
-        "make-hash-table",
-        "hash tables are not available; use a plist (plist-get) or an alist (assoc)",
+        "setcar",
+        "conses are immutable (deviation 104); rebuild the list, or keep shared mutable state in a hash table (puthash)",
     ),
     (
-        "gethash",
-        "hash tables are not available; use plist-get on a plist or assoc on an alist",
+        "setcdr",
+        "conses are immutable (deviation 104); rebuild the list, or keep shared mutable state in a hash table (puthash)",
     ),
     (
-        "puthash",
-        "hash tables are not available; build a plist or alist with cons/list and setq",
+        "aset",
+        "vectors are immutable (deviation 104); use a hash table with integer keys (puthash I V TABLE)",
     ),
     (
-        "remhash",
-        "hash tables are not available; rebuild the plist or alist without the key",
-    ),
-    (
-        "maphash",
-        "hash tables are not available; dolist over an alist",
-    ),
-    (
-        "hash-table-count",
-        "hash tables are not available; use length on a list",
-    ),
-    (
-        "hash-table-keys",
-        "hash tables are not available; mapcar car over an alist",
+        "nconc",
+        "lists are immutable (deviation 104); use (setq xs (append xs ys))",
     ),
     ("cl-loop", "use dolist, dotimes, while or mapcar"),
     ("loop", "use dolist, dotimes, while or mapcar"),
@@ -380,12 +368,11 @@ mod tests {
 
     #[test]
     fn curated_advice_replaces_edit_distance() {
-        let listed = describe_unknown(&["pcase", "gethash", "lenght"], &["upcase", "length"]);
+        let listed = describe_unknown(&["pcase", "nconc", "lenght"], &["upcase", "length"]);
         assert_eq!(
             listed,
-            "pcase (not in this dialect: use cond), gethash (not in this dialect: hash tables \
-             are not available; use plist-get on a plist or assoc on an alist), lenght (try: \
-             length)"
+            "pcase (not in this dialect: use cond), nconc (not in this dialect: lists are \
+             immutable (deviation 104); use (setq xs (append xs ys))), lenght (try: length)"
         );
     }
 

@@ -296,10 +296,10 @@ fn h33_h35_h46_h48_data_is_immutable_so_cycles_and_tables_cannot_be_built() {
         ("(let ((l (list 1))) (setcdr l l) (length l))", "setcdr"),
         ("(setcar '(1 2) 3)", "setcar"),
         ("(nconc (list 1) (list 2))", "nconc"),
+        // Hash tables exist since issue 46; conses and vectors stay immutable.
         (
-            "(puthash 1 2 (make-hash-table))",
-            "puthash (not in this dialect: hash tables are not available; build a plist or \
-             alist with cons/list and setq), make-hash-table (not in this dialect:",
+            "(aset (vector 1) 0 2)",
+            "aset (not in this dialect: vectors are immutable",
         ),
     ] {
         let report = hostile(source);

@@ -173,17 +173,17 @@ fn item5_suggestions_are_bounded_in_work_and_size() {
 #[test]
 fn item5_suggestions_help_or_stay_silent() {
     let diagnostics = check(
-        "(list (qqzzq v 0) (pcase x) (gethash k h) (lenght x) (cl-loop for x in y))",
+        "(list (qqzzq v 0) (pcase x) (setcar k h) (lenght x) (cl-loop for x in y))",
         &roster(),
         &Limits::default(),
     );
     let message = &diagnostics.first().expect("unknown functions").message;
     assert!(
         message.starts_with(
-            "Unknown functions: qqzzq, pcase (not in this dialect: use cond), gethash (not \
-             in this dialect: hash tables are not available; use plist-get on a plist or assoc \
-             on an alist), lenght (try: length), cl-loop (not in this dialect: use dolist, \
-             dotimes, while or mapcar)."
+            "Unknown functions: qqzzq, pcase (not in this dialect: use cond), setcar (not \
+             in this dialect: conses are immutable (deviation 104); rebuild the list, or keep \
+             shared mutable state in a hash table (puthash)), lenght (try: length), cl-loop \
+             (not in this dialect: use dolist, dotimes, while or mapcar)."
         ),
         "{message}"
     );

@@ -100,6 +100,23 @@ fn encode_key(ctx: &PrimCtx<'_>, key: &Value) -> Result<String> {
     }
 }
 
+/// Stops an encoding whose walk (charged one unit per node) passes the value budget in
+/// bytes: every node adds at least one byte of JSON, so the text would fail the check in
+/// [`finish`] anyway. Only tables can make the walk longer than the argument's cached
+/// weight (they grow after containers measured them), so only tables check.
+fn check_table_walk(ctx: &PrimCtx<'_>) -> Result<()> {
+    if ctx.work() > ctx.limits.value_bytes {
+        return Err(Error::new(
+            ErrorKind::Value,
+            format!(
+                "JSON text passes the value budget of {} bytes",
+                ctx.limits.value_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `json-encode`'s mapping.
 fn encode(ctx: &mut PrimCtx<'_>, value: &Value, depth: usize) -> Result<Json> {
     if depth > JSON_DEPTH {
@@ -127,6 +144,16 @@ fn encode(ctx: &mut PrimCtx<'_>, value: &Value, depth: usize) -> Result<Json> {
                 items.push(encode(ctx, item, depth + 1)?);
             }
             Json::Array(items)
+        }
+        Value::Hash(table) => {
+            check_table_walk(ctx)?;
+            let mut map = Map::new();
+            for (key, item) in table.entries() {
+                let key = encode_key(ctx, &key)?;
+                let item = encode(ctx, &item, depth + 1)?;
+                map.entry(key).or_insert(item);
+            }
+            Json::Object(map)
         }
         Value::Cons(_) if is_alist(value) => {
             let mut map = Map::new();
@@ -188,6 +215,24 @@ fn serialize(ctx: &mut PrimCtx<'_>, value: &Value, depth: usize) -> Result<Json>
                 items.push(serialize(ctx, item, depth + 1)?);
             }
             Json::Array(items)
+        }
+        Value::Hash(table) => {
+            check_table_walk(ctx)?;
+            let mut map = Map::new();
+            for (key, item) in table.entries() {
+                let name = match &key {
+                    Value::Str(text) => text.as_str().to_owned(),
+                    Value::Sym(symbol) => ctx.symbols.name(*symbol).to_owned(),
+                    Value::Nil => "nil".to_owned(),
+                    Value::T => "t".to_owned(),
+                    other => return Err(wrong_type(ctx, "stringp", other)),
+                };
+                if !map.contains_key(&name) {
+                    let item = serialize(ctx, &item, depth + 1)?;
+                    map.insert(name, item);
+                }
+            }
+            Json::Object(map)
         }
         Value::Cons(first) => {
             let alist = matches!(first.car(), Value::Cons(_));
@@ -348,6 +393,7 @@ fn weight_of(json: &Json, depth: usize) -> Result<Weight> {
                 bytes: items.len() as u64,
                 nodes: items.len() as u64 + 1,
                 has_closure: false,
+                has_table: false,
             };
             for item in items {
                 total = total.plus(weight_of(item, depth + 1)?);
@@ -359,6 +405,7 @@ fn weight_of(json: &Json, depth: usize) -> Result<Weight> {
                 bytes: 2 * map.len() as u64,
                 nodes: 3 * map.len() as u64 + 1,
                 has_closure: false,
+                has_table: false,
             };
             for (key, item) in map {
                 total = total.plus(Weight::leaf(key.len() as u64 + 1));

@@ -54,8 +54,11 @@ mod casing;
 pub(crate) mod fast;
 mod file_name;
 mod format;
+mod hash;
 mod json_prims;
 mod list;
+mod map;
+mod more;
 mod number;
 mod predicate;
 mod seq;
@@ -147,9 +150,9 @@ impl Primitive {
     }
 }
 
-/// The closed table: the original's 80 pure primitives, then the 68 of issue 18, in the
-/// reference's order.
-pub static PRIMITIVES: [Primitive; 148] = [
+/// The closed table: the original's 80 pure primitives, the 68 of issue 18, then the
+/// 50 of issue 46, in the reference's order.
+pub static PRIMITIVES: [Primitive; 198] = [
     Primitive {
         name: "car",
         signature: "(car LIST)",
@@ -1186,6 +1189,356 @@ pub static PRIMITIVES: [Primitive; 148] = [
         min_args: 1,
         max_args: Some(1),
         run: text::directory_file_name,
+    },
+    Primitive {
+        name: "make-hash-table",
+        signature: "(make-hash-table &rest KEYWORD-ARGS)",
+        min_args: 0,
+        max_args: None,
+        run: hash::make_hash_table,
+    },
+    Primitive {
+        name: "gethash",
+        signature: "(gethash KEY TABLE &optional DFLT)",
+        min_args: 2,
+        max_args: Some(3),
+        run: hash::gethash,
+    },
+    Primitive {
+        name: "puthash",
+        signature: "(puthash KEY VALUE TABLE)",
+        min_args: 3,
+        max_args: Some(3),
+        run: hash::puthash,
+    },
+    Primitive {
+        name: "remhash",
+        signature: "(remhash KEY TABLE)",
+        min_args: 2,
+        max_args: Some(2),
+        run: hash::remhash,
+    },
+    Primitive {
+        name: "clrhash",
+        signature: "(clrhash TABLE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: hash::clrhash,
+    },
+    Primitive {
+        name: "hash-table-count",
+        signature: "(hash-table-count TABLE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: hash::hash_table_count,
+    },
+    Primitive {
+        name: "hash-table-keys",
+        signature: "(hash-table-keys TABLE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: hash::hash_table_keys,
+    },
+    Primitive {
+        name: "hash-table-values",
+        signature: "(hash-table-values TABLE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: hash::hash_table_values,
+    },
+    Primitive {
+        name: "hash-table-p",
+        signature: "(hash-table-p OBJ)",
+        min_args: 1,
+        max_args: Some(1),
+        run: hash::hash_table_p,
+    },
+    Primitive {
+        name: "copy-hash-table",
+        signature: "(copy-hash-table TABLE)",
+        min_args: 1,
+        max_args: Some(1),
+        run: hash::copy_hash_table,
+    },
+    Primitive {
+        name: "type-of",
+        signature: "(type-of OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::type_of,
+    },
+    Primitive {
+        name: "vectorp",
+        signature: "(vectorp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::vectorp,
+    },
+    Primitive {
+        name: "keywordp",
+        signature: "(keywordp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::keywordp,
+    },
+    Primitive {
+        name: "booleanp",
+        signature: "(booleanp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::booleanp,
+    },
+    Primitive {
+        name: "natnump",
+        signature: "(natnump OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::natnump,
+    },
+    Primitive {
+        name: "functionp",
+        signature: "(functionp OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::functionp,
+    },
+    Primitive {
+        name: "proper-list-p",
+        signature: "(proper-list-p OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::proper_list_p,
+    },
+    Primitive {
+        name: "ensure-list",
+        signature: "(ensure-list OBJECT)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::ensure_list,
+    },
+    Primitive {
+        name: "caddr",
+        signature: "(caddr X)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::caddr,
+    },
+    Primitive {
+        name: "cdddr",
+        signature: "(cdddr X)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cdddr,
+    },
+    Primitive {
+        name: "cl-first",
+        signature: "(cl-first LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_first,
+    },
+    Primitive {
+        name: "cl-second",
+        signature: "(cl-second LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_second,
+    },
+    Primitive {
+        name: "cl-third",
+        signature: "(cl-third LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_third,
+    },
+    Primitive {
+        name: "cl-fourth",
+        signature: "(cl-fourth LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_fourth,
+    },
+    Primitive {
+        name: "cl-fifth",
+        signature: "(cl-fifth LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_fifth,
+    },
+    Primitive {
+        name: "cl-sixth",
+        signature: "(cl-sixth LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_sixth,
+    },
+    Primitive {
+        name: "cl-seventh",
+        signature: "(cl-seventh LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_seventh,
+    },
+    Primitive {
+        name: "cl-eighth",
+        signature: "(cl-eighth LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_eighth,
+    },
+    Primitive {
+        name: "cl-ninth",
+        signature: "(cl-ninth LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_ninth,
+    },
+    Primitive {
+        name: "cl-tenth",
+        signature: "(cl-tenth LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_tenth,
+    },
+    Primitive {
+        name: "cl-rest",
+        signature: "(cl-rest LIST)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::cl_rest,
+    },
+    Primitive {
+        name: "length<",
+        signature: "(length< SEQUENCE LENGTH)",
+        min_args: 2,
+        max_args: Some(2),
+        run: more::length_less,
+    },
+    Primitive {
+        name: "length=",
+        signature: "(length= SEQUENCE LENGTH)",
+        min_args: 2,
+        max_args: Some(2),
+        run: more::length_equal,
+    },
+    Primitive {
+        name: "length>",
+        signature: "(length> SEQUENCE LENGTH)",
+        min_args: 2,
+        max_args: Some(2),
+        run: more::length_greater,
+    },
+    Primitive {
+        name: "ignore",
+        signature: "(ignore &rest ARGUMENTS)",
+        min_args: 0,
+        max_args: None,
+        run: more::ignore,
+    },
+    Primitive {
+        name: "always",
+        signature: "(always &rest ARGUMENTS)",
+        min_args: 0,
+        max_args: None,
+        run: more::always,
+    },
+    Primitive {
+        name: "string-trim-left",
+        signature: "(string-trim-left STRING &optional REGEXP)",
+        min_args: 1,
+        max_args: Some(2),
+        run: more::string_trim_left,
+    },
+    Primitive {
+        name: "string-trim-right",
+        signature: "(string-trim-right STRING &optional REGEXP)",
+        min_args: 1,
+        max_args: Some(2),
+        run: more::string_trim_right,
+    },
+    Primitive {
+        name: "string-width",
+        signature: "(string-width STRING)",
+        min_args: 1,
+        max_args: Some(1),
+        run: more::string_width,
+    },
+    Primitive {
+        name: "prin1-to-string",
+        signature: "(prin1-to-string OBJECT &optional NOESCAPE)",
+        min_args: 1,
+        max_args: Some(2),
+        run: more::prin1_to_string,
+    },
+    Primitive {
+        name: "substring-no-properties",
+        signature: "(substring-no-properties STRING &optional FROM TO)",
+        min_args: 1,
+        max_args: Some(3),
+        run: string::substring,
+    },
+    Primitive {
+        name: "match-string-no-properties",
+        signature: "(match-string-no-properties NUM &optional STRING)",
+        min_args: 1,
+        max_args: Some(2),
+        run: text::match_string,
+    },
+    Primitive {
+        name: "map-elt",
+        signature: "(map-elt MAP KEY &optional DEFAULT)",
+        min_args: 2,
+        max_args: Some(3),
+        run: map::map_elt,
+    },
+    Primitive {
+        name: "map-nested-elt",
+        signature: "(map-nested-elt MAP KEYS &optional DEFAULT)",
+        min_args: 2,
+        max_args: Some(3),
+        run: map::map_nested_elt,
+    },
+    Primitive {
+        name: "map-keys",
+        signature: "(map-keys MAP)",
+        min_args: 1,
+        max_args: Some(1),
+        run: map::map_keys,
+    },
+    Primitive {
+        name: "map-values",
+        signature: "(map-values MAP)",
+        min_args: 1,
+        max_args: Some(1),
+        run: map::map_values,
+    },
+    Primitive {
+        name: "map-put!",
+        signature: "(map-put! MAP KEY VALUE)",
+        min_args: 3,
+        max_args: Some(3),
+        run: map::map_put,
+    },
+    Primitive {
+        name: "map-into",
+        signature: "(map-into MAP TYPE)",
+        min_args: 2,
+        max_args: Some(2),
+        run: map::map_into,
+    },
+    Primitive {
+        name: "delq",
+        signature: "(delq ELT LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: map::delq,
+    },
+    Primitive {
+        name: "remq",
+        signature: "(remq ELT LIST)",
+        min_args: 2,
+        max_args: Some(2),
+        run: map::delq,
     },
 ];
 
