@@ -6,9 +6,9 @@
 //! budget before building the result: encoding from the argument's cached weight and the
 //! text's length, parsing by a first pass that sums the weight the result will have. The
 //! object and array mapping of `json-parse-string` follows its keyword arguments
-//! (`:object-type` `plist` or `alist`; `:array-type` `array` (vectors) or `list`;
-//! `:null-object`, `:false-object`); `hash-table`, the Emacs default, is refused because
-//! ptc has no hash tables (deviation 44). Parse failures signal `json-end-of-file`,
+//! (`:object-type` `hash-table` (the default, an `equal` table with string keys, issue 46),
+//! `plist` or `alist`; `:array-type` `array` (vectors) or `list`; `:null-object`,
+//! `:false-object`). Parse failures signal `json-end-of-file`,
 //! `json-trailing-content` or `json-parse-error` (catchable, data the message).
 
 use super::PrimCtx;
@@ -310,6 +310,8 @@ pub(super) fn json_serialize(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Va
 enum ObjectType {
     Plist,
     Alist,
+    /// Emacs's default: an `equal` table with string keys, sized by the member count.
+    HashTable,
 }
 
 struct Options {
@@ -321,12 +323,11 @@ struct Options {
 
 fn options(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Options> {
     let mut options = Options {
-        object: ObjectType::Plist,
+        object: ObjectType::HashTable,
         list_arrays: false,
         null: Value::Sym(well_known::NULL),
         false_value: Value::Sym(ctx.symbols.intern(":false")),
     };
-    let mut object_given = false;
     for pair in args.chunks(2) {
         let [Value::Sym(key), value] = pair else {
             return Err(Error::script(
@@ -340,13 +341,13 @@ fn options(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Options> {
         };
         match key.as_str() {
             ":object-type" => {
-                object_given = true;
                 options.object = match value_name.as_str() {
                     "plist" => ObjectType::Plist,
                     "alist" => ObjectType::Alist,
+                    "hash-table" => ObjectType::HashTable,
                     _ => {
                         return Err(Error::script(
-                            "'json-parse-string': :object-type must be 'plist or 'alist (ptc has no hash tables)",
+                            "'json-parse-string': :object-type must be 'hash-table, 'plist or 'alist",
                         ));
                     }
                 }
@@ -370,11 +371,6 @@ fn options(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Options> {
                 )));
             }
         }
-    }
-    if !object_given {
-        return Err(Error::script(
-            "'json-parse-string': pass :object-type 'plist or 'alist (the default, a hash table, does not exist in ptc)",
-        ));
     }
     Ok(options)
 }
@@ -442,6 +438,18 @@ fn parse_value(ctx: &mut PrimCtx<'_>, json: &Json, options: &Options) -> Result<
                 Value::vector(out)
             }
         }
+        Json::Object(map) if options.object == ObjectType::HashTable => {
+            // The table itself and its slots are charged where the caller measures the
+            // result (`heap::of` counts a table shallowly); its keys and values here.
+            let table =
+                crate::value::HashTable::new(crate::value::table::Test::Equal, map.len() as u64);
+            for (key, item) in map {
+                let item = parse_value(ctx, item, options)?;
+                ctx.alloc(heap::string(key.len() as u64).saturating_add(heap::of(&item)));
+                table.put(Value::string(key.as_str()), item);
+            }
+            Value::Hash(std::sync::Arc::new(table))
+        }
         Json::Object(map) => {
             let mut out = Vec::with_capacity(map.len() * 2);
             for (key, item) in map {
@@ -451,7 +459,7 @@ fn parse_value(ctx: &mut PrimCtx<'_>, json: &Json, options: &Options) -> Result<
                         out.push(Value::Sym(ctx.symbols.try_intern(&format!(":{key}"))?));
                         out.push(item);
                     }
-                    ObjectType::Alist => {
+                    ObjectType::Alist | ObjectType::HashTable => {
                         let symbol = Value::Sym(ctx.symbols.try_intern(key)?);
                         out.push(Value::cons(symbol, item));
                     }
