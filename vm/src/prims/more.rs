@@ -246,3 +246,98 @@ pub(super) fn prin1_to_string(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<V
     let text = print::to_string(arg(args, 0), style, &*ctx.symbols);
     Ok(super::string::new_string(ctx, text))
 }
+
+/// Columns are clamped to ±2^40, so no arithmetic on them can overflow (any text is
+/// narrower, and padding that wide fails the value budget).
+const COLUMN_CAP: i64 = 1 << 40;
+
+/// `(truncate-string-to-width STR END-COLUMN &optional START-COLUMN PADDING ELLIPSIS)`:
+/// Emacs 28's algorithm (international/mule-util.el) over display columns: the part of STR
+/// from START-COLUMN up to END-COLUMN, a wide character that would cross either edge left
+/// out (and made up with PADDING when given), and ELLIPSIS (a string, or t for `…`) put in
+/// place of the tail when STR is wider than END-COLUMN.
+pub(super) fn truncate_string_to_width(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
+    use crate::display_width::{char_width, string_width};
+    let text = super::string::string_arg(ctx, arg(args, 0))?.to_owned();
+    let column_arg = |ctx: &PrimCtx<'_>, value: &Value, default: i64| match value {
+        Value::Nil => Ok(default),
+        Value::Int(n) => Ok((*n).clamp(-COLUMN_CAP, COLUMN_CAP)),
+        other => Err(wrong_type("integerp", other, &*ctx.symbols)),
+    };
+    let mut end_column = column_arg(ctx, arg(args, 1), 0)?;
+    let start_column = column_arg(ctx, arg(args, 2), 0)?;
+    let padding = match arg(args, 3) {
+        Value::Nil => None,
+        Value::Int(c) => u32::try_from(*c).ok().and_then(char::from_u32),
+        other => return Err(wrong_type("characterp", other, &*ctx.symbols)),
+    };
+    let mut ellipsis = match arg(args, 4) {
+        Value::Nil => String::new(),
+        Value::Str(s) => s.as_str().to_owned(),
+        _ => "\u{2026}".to_owned(),
+    };
+    ctx.charge(super::string::text_units(text.len()).saturating_mul(2));
+    // Every width is bounded by the text's length (two columns per character at most), and
+    // padding by END-COLUMN, which the value budget bounds before anything is built.
+    let too_wide =
+        u64::try_from(end_column.max(start_column)).unwrap_or(0) > ctx.limits.value_bytes;
+    if too_wide && padding.is_some() {
+        return Err(crate::error::Error::new(
+            crate::error::ErrorKind::Value,
+            format!(
+                "truncate-string-to-width: END-COLUMN passes the value budget of {} bytes",
+                ctx.limits.value_bytes
+            ),
+        ));
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let width = |c: char| i64::try_from(char_width(c)).unwrap_or(2);
+    let str_width = i64::try_from(string_width(&text)).unwrap_or(i64::MAX);
+    let ellipsis_width = i64::try_from(string_width(&ellipsis)).unwrap_or(0);
+    let (mut idx, mut column) = (0usize, 0i64);
+    while column < start_column && idx < chars.len() {
+        column += chars.get(idx).copied().map_or(0, width);
+        idx += 1;
+    }
+    let pad = |n: i64| -> String {
+        padding.map_or_else(String::new, |p| {
+            std::iter::repeat_n(p, usize::try_from(n).unwrap_or(0)).collect()
+        })
+    };
+    if column < start_column {
+        return Ok(super::string::new_string(ctx, pad(end_column)));
+    }
+    let head = if column > start_column {
+        pad(column - start_column)
+    } else {
+        String::new()
+    };
+    let from = idx;
+    let mut tail = String::new();
+    if end_column >= column {
+        if end_column < str_width && str_width > ellipsis_width {
+            end_column -= ellipsis_width;
+        } else {
+            ellipsis.clear();
+        }
+        let (mut last_column, mut last_idx) = (column, idx);
+        while column < end_column && idx < chars.len() {
+            last_column = column;
+            last_idx = idx;
+            column += chars.get(idx).copied().map_or(0, width);
+            idx += 1;
+        }
+        if column > end_column {
+            column = last_column;
+            idx = last_idx;
+        }
+        if column < end_column {
+            tail = pad(end_column - column);
+        }
+    }
+    let middle: String = chars.get(from..idx).unwrap_or_default().iter().collect();
+    Ok(super::string::new_string(
+        ctx,
+        format!("{head}{middle}{tail}{ellipsis}"),
+    ))
+}
