@@ -48,6 +48,12 @@ catalogue = [
     "(parallel (progn (Read :file_path \"a\") (Grep :pattern (Read))) (car 1) (Glob :pattern \"*\"))",
     "(let ((n 0)) (parallel-map (lambda (x) (setq n (1+ n)) (list n (Read :file_path x) (Read))) (make-list 9 \"a\")))",
     "(defun g (x) (parallel (Read :file_path x))) (parallel-map (lambda (x) (condition-case e (g x) (error e))) '(\"a\" \"b\"))",
+    # Hash tables: mutation, aliasing, self-reference, a long chain (issue 46).
+    "(let ((h (make-hash-table :test 'equal))) (dolist (w '(\"a\" \"b\" \"a\")) (puthash w (1+ (gethash w h 0)) h)) (list h (hash-table-keys h)))",
+    "(let ((h (make-hash-table))) (puthash 'me (list h) h))",
+    "(let ((h (make-hash-table))) (dotimes (i 100000) (let ((n (make-hash-table))) (puthash 'next h n) (setq h n))) h)",
+    "(let* ((h (make-hash-table)) (l (list h h h))) (dotimes (i 1000) (puthash i (format \"%d\" i) h)) (format \"%S\" l))",
+    "(let ((h (make-hash-table))) (maphash (lambda (k v) (remhash k h)) (progn (puthash 1 2 h) (puthash 3 4 h) h)) (Read :file_path (json-encode (map-into h 'alist))))",
 ]
 scripts.update(catalogue)
 

@@ -1,6 +1,6 @@
 //! Control and binding conveniences (issue 46), each a one-level rewrite: `catch`/`throw`,
 //! `cl-block`/`cl-return`/`cl-return-from`, `cl-dolist`/`cl-dotimes` (with their nil
-//! block), `prog1`, `prog2`, `ignore`, `always`, `apply-partially`, `thread-first`,
+//! block), `prog1`, `prog2`, `apply-partially`, `thread-first`,
 //! `thread-last`, `letrec`, `named-let`, `cl-flet`, `cl-flet*`, `cl-labels`, `cl-case`,
 //! `cl-ecase`, `cl-typecase`, `cl-etypecase`, `let-alist`, `cl-destructuring-bind` and
 //! `cl-loop` ([`crate::cl_loop`]).
@@ -27,7 +27,7 @@ use crate::transform::{Builder, is_variable, shape};
 use ptc_vm::Symbol;
 
 /// The names this module expands.
-pub(crate) const NAMES: [&str; 26] = [
+pub(crate) const NAMES: [&str; 24] = [
     "catch",
     "throw",
     "cl-block",
@@ -37,8 +37,6 @@ pub(crate) const NAMES: [&str; 26] = [
     "cl-dotimes",
     "prog1",
     "prog2",
-    "ignore",
-    "always",
     "apply-partially",
     "thread-first",
     "thread-last",
@@ -166,16 +164,6 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, args: &[Sexp]) -> Result<S
             };
             let kept = prog1(b, second, body);
             Ok(b.call("progn", [first.clone(), kept]))
-        }
-        "ignore" => {
-            let mut forms = args.to_vec();
-            forms.push(b.nil());
-            Ok(b.call("progn", forms))
-        }
-        "always" => {
-            let mut forms = args.to_vec();
-            forms.push(b.t());
-            Ok(b.call("progn", forms))
         }
         "apply-partially" => {
             let Some((function, fixed)) = args.split_first() else {

@@ -293,6 +293,14 @@ impl Converter<'_> {
                     span,
                 ));
             }
+            Value::Hash(_) => {
+                return Err(Diagnostic::new(
+                    "E0244",
+                    ErrorKind::Script,
+                    "Unsupported literal of type hash-table in script",
+                    span,
+                ));
+            }
             Value::Vector(vector) => {
                 let mut items = Vec::with_capacity(vector.items().len());
                 for item in vector.items() {

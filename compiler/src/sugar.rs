@@ -1,6 +1,7 @@
 //! The transformers added for the Emacs Lisp that models write (issue 18): `function`,
 //! the `if-let` family, `pop`, `cl-incf`/`cl-decf`/`incf`/`decf`, `seq-let`,
-//! `ignore-errors`, `unwind-protect`, and the higher-order sequence functions, each a pure,
+//! `ignore-errors`, `unwind-protect`, the higher-order sequence functions and `maphash`
+//! (issue 46), each a pure,
 //! one-level `Sexp` → `Sexp` rewrite into special forms and primitives.
 //!
 //! Invariants: every expansion evaluates its argument forms exactly once, in source order
@@ -89,6 +90,7 @@ fn usage(name: &str) -> &'static str {
         "cl-mapcan" => "(cl-mapcan FUNCTION SEQUENCE...)",
         "seq-sort" => "(seq-sort PRED SEQUENCE)",
         "cl-sort" => "(cl-sort SEQUENCE PRED)",
+        "maphash" => "(maphash FUNCTION TABLE)",
         "sort" => "(sort SEQUENCE PREDICATE)",
         _ => "",
     }
@@ -210,6 +212,10 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
         _ if crate::control::NAMES.contains(&name) => crate::control::expand(b, name, args),
         "cl-sort" | "sort" => match args {
             [seq, pred] => Ok(b.sort(seq, pred)),
+            _ => Err(bad(b)),
+        },
+        "maphash" => match args {
+            [function, table] => Ok(b.maphash(function, table)),
             _ => Err(bad(b)),
         },
         _ => Err(bad(b)),
@@ -497,6 +503,39 @@ impl Builder<'_> {
         let mut items = vec![f.clone()];
         items.extend(args);
         self.call("funcall", items)
+    }
+
+    /// `(maphash F TABLE)` (issue 46): F called with each key and value, in the table's
+    /// order, over the keys the table had when the walk started; a key removed meanwhile is
+    /// skipped (a fresh cons marks "absent"). nil.
+    ///
+    /// `(let ((f F) (tbl TABLE) (absent (list nil)))
+    ///    (dolist (k (hash-table-keys tbl))
+    ///      (let ((v (gethash k tbl absent))) (if (eq v absent) nil (funcall f k v))))
+    ///    nil)`
+    fn maphash(&mut self, function: &Sexp, table: &Sexp) -> Sexp {
+        let f = self.hidden("f");
+        let tbl = self.hidden("table");
+        let absent = self.hidden("absent");
+        let key = self.hidden("key");
+        let value = self.hidden("value");
+        let nil = self.nil();
+        let marker = self.call("list", [nil.clone()]);
+        let bindings = vec![
+            self.binding(f.clone(), function.clone()),
+            self.binding(tbl.clone(), table.clone()),
+            self.binding(absent.clone(), marker),
+        ];
+        let lookup = self.call("gethash", [key.clone(), tbl.clone(), absent.clone()]);
+        let missing = self.call("eq", [value.clone(), absent.clone()]);
+        let call = self.funcall(&f, [key.clone(), value.clone()]);
+        let branch = self.call("if", [missing, nil.clone(), call]);
+        let inner = self.binding(value.clone(), lookup);
+        let body = self.let_form(false, vec![inner], vec![branch]);
+        let keys = self.call("hash-table-keys", [tbl.clone()]);
+        let spec = self.list(vec![key.clone(), keys]);
+        let walk = self.call("dolist", [spec, body]);
+        self.let_form(false, bindings, vec![walk, nil])
     }
 
     fn filter(&mut self, pred: &Sexp, seq: &Sexp, keep: bool) -> Sexp {

@@ -6,7 +6,8 @@
 //!
 //! 1. **Curated** ([`CURATED`], one literal): common Emacs Lisp whose job the dialect does
 //!    another way (`loop` → `cl-loop`, `cl-defstruct` → plists, `macrolet` → `defmacro`,
-//!    buffers and files → tool calls). Shown instead of any edit-distance match.
+//!    list mutation → rebuilding or hash tables, buffers and files → tool calls). Shown
+//!    instead of any edit-distance match.
 //! 2. **Nearest match** among the candidates, offered in a fixed order (special forms,
 //!    transformers including the backquote, primitives, roster tools, script functions,
 //!    script macros); the first candidate with the strictly smallest distance wins, and
@@ -61,7 +62,23 @@ pub const CURATED: &[(&str, &str)] = &[
         "use defun with cond or cl-typecase on the argument",
     ),
     ("cl-do-symbols", "there is no obarray; use a list"),
-    ("defcustom", "there are no globals; bind with let"),
+    (
+        "setcar",
+        "conses are immutable (deviation 104); rebuild the list, or keep shared mutable state in a hash table (puthash)",
+    ),
+    (
+        "setcdr",
+        "conses are immutable (deviation 104); rebuild the list, or keep shared mutable state in a hash table (puthash)",
+    ),
+    (
+        "aset",
+        "vectors are immutable (deviation 104); use a hash table with integer keys (puthash I V TABLE)",
+    ),
+    (
+        "nconc",
+        "lists are immutable (deviation 104); use (setq xs (append xs ys))",
+    ),
+        ("defcustom", "there are no globals; bind with let"),
     ("setq-default", "there are no globals; bind with let"),
     ("setq-local", "there are no globals; bind with let"),
     ("cl-defun", "use defun with &optional/&rest"),

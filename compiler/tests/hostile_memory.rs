@@ -296,6 +296,11 @@ fn h33_h35_h46_h48_data_is_immutable_so_cycles_and_tables_cannot_be_built() {
         ("(let ((l (list 1))) (setcdr l l) (length l))", "setcdr"),
         ("(setcar '(1 2) 3)", "setcar"),
         ("(nconc (list 1) (list 2))", "nconc"),
+        // Hash tables exist since issue 46; conses and vectors stay immutable.
+        (
+            "(aset (vector 1) 0 2)",
+            "aset (not in this dialect: vectors are immutable",
+        ),
     ] {
         let report = hostile(source);
         assert_eq!(report.outcome.kind(), "preflight", "{source}");

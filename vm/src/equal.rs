@@ -12,7 +12,7 @@
 //! - `eql`: `eq`, with numbers compared by type and value; floats by bit pattern, so
 //!   `(eql 0.0 -0.0)` is `nil` and a NaN is `eql` to the same NaN. Identical to `eq` here.
 //! - `equal`: structural; strings by content, conses and vectors element-wise, numbers as
-//!   `eql`, closures by identity.
+//!   `eql`, closures and hash tables by identity (as Emacs compares hash tables).
 //! - `value<` (Emacs 30): numbers numerically (a NaN is neither less nor greater), strings
 //!   and symbols by name (code-point order), `nil` before any cons, lists and vectors
 //!   lexicographically (a proper prefix first). Other pairs of types fail with Emacs's
@@ -49,6 +49,7 @@ pub fn eq(a: &Value, b: &Value) -> bool {
             Arc::ptr_eq(x, y) || (x.items().is_empty() && y.items().is_empty())
         }
         (Value::Closure(x), Value::Closure(y)) => Arc::ptr_eq(x, y),
+        (Value::Hash(x), Value::Hash(y)) => Arc::ptr_eq(x, y),
         _ => false,
     }
 }

@@ -14,6 +14,8 @@
 //! | a closure capturing `c` cells | [`closure`]: header, the `Closure` (cells inline up to 4), and `c` indices beyond |
 //! | a variable cell | [`CELL`]: two value slots (the cell heap grows by doubling) |
 //! | a symbol name of `n` bytes | [`symbol_name`]: the name and its table entries |
+//! | a hash table | [`TABLE`]: header, the table, its lock and empty index |
+//! | a new hash-table key | [`TABLE_ENTRY`]: its slot (key and value) and its index entry, twice over for the slot vector's and the index's doubling |
 //! | a tool result or parsed JSON | [`of`]: every node above, walked once per use |
 //!
 //! Invariant: for every fresh value the machine or a primitive builds, the bytes charged are
@@ -35,6 +37,13 @@ pub const CONS: u64 = ARC_HEADER + size_of::<Cons>() as u64;
 
 /// A variable cell: a value slot in the machine's cell heap, which doubles as it grows.
 pub const CELL: u64 = 2 * VALUE;
+
+/// A fresh, empty hash table.
+pub const TABLE: u64 = ARC_HEADER + size_of::<crate::value::HashTable>() as u64;
+
+/// One more key in a hash table: a slot of two values (with its `Option` tag) and an
+/// index entry (hash, slot list), each counted twice because both grow by doubling.
+pub const TABLE_ENTRY: u64 = 2 * (size_of::<Option<(Value, Value)>>() as u64 + 48);
 
 /// `count` fresh cons cells.
 #[must_use]
@@ -111,6 +120,9 @@ pub fn of(value: &Value) -> u64 {
                 vector(v.items().len() as u64)
             }
             Value::Closure(c) => closure(c.captures.len() as u64),
+            // Tables never come from tool results or JSON; their entries are charged as
+            // they are stored, not here.
+            Value::Hash(t) => TABLE.saturating_add((t.count() as u64).saturating_mul(TABLE_ENTRY)),
         };
         total = total.saturating_add(bytes);
     }
@@ -144,6 +156,8 @@ mod tests {
             assert_eq!(closure(5), 48 + 5 * 4);
             assert_eq!(CELL, 32);
             assert_eq!(big(&(BigInt::from(1) << 100u32)), 48 + 16 * 3);
+            // budgets.md, "Mutable data".
+            assert_eq!((TABLE, TABLE_ENTRY), (168, 160));
         }
         let shared = Value::string("xy");
         let twice = Value::list([shared.clone(), shared]);

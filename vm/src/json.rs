@@ -16,6 +16,7 @@
 //! | — | `nil` → `null` | see below |
 //! | — | other symbol → its name string | `foo` → `"foo"`, `:k` → `":k"` |
 //! | — | closure | kind `value`: "Guest closures cannot cross a tool or result boundary" |
+//! | — | hash table → object | keys: strings as is, symbols by name (keywords without their colon); other keys are a kind `value` error |
 //!
 //! A guest list converts to an object exactly when it is a non-empty, proper, even-length
 //! list whose every key (even position) is a symbol whose name starts with `:` other than
@@ -111,46 +112,102 @@ pub fn to_json(value: &Value, symbols: &Symbols, limits: &Limits) -> Result<Json
         return Err(closure_error());
     }
     check_weight(weight, limits)?;
-    let mut stack: SmallVec<[Out<'_>; 4]> = SmallVec::new();
-    let mut done = start_out(value, symbols, &mut stack)?;
-    loop {
-        if let Some(json) = done.take() {
-            match stack.last_mut() {
-                None => return Ok(json),
-                Some(Out::Array(_, items)) => items.push(json),
-                Some(Out::Object(_, key, map) | Out::Alist(_, key, map)) => {
-                    let key = std::mem::take(key);
-                    if !map.contains_key(&key) {
-                        map.insert(key, json);
+    let mut walk = Walk {
+        symbols,
+        limits,
+        total: weight,
+    };
+    walk.convert(value, 0)
+}
+
+/// One guest → JSON conversion: what it may use, and the weight counted so far (the value's
+/// cached weight plus the live weight of every hash table it expanded).
+struct Walk<'s> {
+    symbols: &'s Symbols,
+    limits: &'s Limits,
+    total: Weight,
+}
+
+impl Walk<'_> {
+    /// A hash table as an object: its live weight is added to the total and checked
+    /// (containers cache a table's weight as of when they were built), then each value is
+    /// converted one nesting level down. Recursion is bounded by [`JSON_DEPTH`].
+    fn table(&mut self, table: &crate::value::HashTable, depth: usize) -> Result<Json> {
+        if depth >= JSON_DEPTH {
+            return Err(value_error(format!(
+                "Guest value nests deeper than the {JSON_DEPTH} levels JSON allows"
+            )));
+        }
+        self.total = self.total.plus(table.weight());
+        check_weight(self.total, self.limits)?;
+        let mut map = Map::new();
+        for (key, value) in table.entries() {
+            let key = match &key {
+                Value::Str(_) | Value::Sym(_) => alist_key(&key, self.symbols),
+                Value::Nil => "nil".to_owned(),
+                Value::T => "t".to_owned(),
+                _ => {
+                    return Err(value_error(
+                        "Hash tables whose keys are not strings or symbols cannot cross a tool or result boundary",
+                    ));
+                }
+            };
+            let json = self.convert(&value, depth + 1)?;
+            map.entry(key).or_insert(json);
+        }
+        Ok(Json::Object(map))
+    }
+
+    /// `value` as JSON, `depth` levels of arrays and objects down.
+    fn convert(&mut self, value: &Value, depth: usize) -> Result<Json> {
+        let symbols = self.symbols;
+        let mut stack: SmallVec<[Out<'_>; 4]> = SmallVec::new();
+        let mut done = match value {
+            Value::Hash(table) => return self.table(table, depth),
+            _ => start_out(value, symbols, &mut stack, depth)?,
+        };
+        loop {
+            if let Some(json) = done.take() {
+                match stack.last_mut() {
+                    None => return Ok(json),
+                    Some(Out::Array(_, items)) => items.push(json),
+                    Some(Out::Object(_, key, map) | Out::Alist(_, key, map)) => {
+                        let key = std::mem::take(key);
+                        if !map.contains_key(&key) {
+                            map.insert(key, json);
+                        }
                     }
                 }
             }
-        }
-        let next = match stack.last_mut() {
-            None => return Ok(Json::Null),
-            Some(Out::Array(items, _)) => items.next(),
-            Some(Out::Object(rest, key, _)) => match rest.next() {
-                Some(Value::Sym(symbol)) => {
-                    *key = symbols.name(*symbol).get(1..).unwrap_or("").to_owned();
-                    rest.next()
-                }
-                _ => None,
-            },
-            Some(Out::Alist(rest, key, _)) => match rest.next() {
-                Some(Value::Cons(pair)) => {
-                    *key = alist_key(pair.car(), symbols);
-                    Some(pair.cdr())
-                }
-                _ => None,
-            },
-        };
-        match next {
-            Some(child) => done = start_out(child, symbols, &mut stack)?,
-            None => {
-                done = match stack.pop() {
-                    Some(Out::Array(_, items)) => Some(Json::Array(items)),
-                    Some(Out::Object(_, _, map) | Out::Alist(_, _, map)) => Some(Json::Object(map)),
-                    None => Some(Json::Null),
+            let next = match stack.last_mut() {
+                None => return Ok(Json::Null),
+                Some(Out::Array(items, _)) => items.next(),
+                Some(Out::Object(rest, key, _)) => match rest.next() {
+                    Some(Value::Sym(symbol)) => {
+                        *key = symbols.name(*symbol).get(1..).unwrap_or("").to_owned();
+                        rest.next()
+                    }
+                    _ => None,
+                },
+                Some(Out::Alist(rest, key, _)) => match rest.next() {
+                    Some(Value::Cons(pair)) => {
+                        *key = alist_key(pair.car(), symbols);
+                        Some(pair.cdr())
+                    }
+                    _ => None,
+                },
+            };
+            match next {
+                Some(Value::Hash(table)) => done = Some(self.table(table, depth + stack.len())?),
+                Some(child) => done = start_out(child, symbols, &mut stack, depth)?,
+                None => {
+                    done = match stack.pop() {
+                        Some(Out::Array(_, items)) => Some(Json::Array(items)),
+                        Some(Out::Object(_, _, map) | Out::Alist(_, _, map)) => {
+                            Some(Json::Object(map))
+                        }
+                        None => Some(Json::Null),
+                    }
                 }
             }
         }
@@ -162,6 +219,7 @@ fn start_out<'a>(
     value: &'a Value,
     symbols: &Symbols,
     stack: &mut SmallVec<[Out<'a>; 4]>,
+    depth: usize,
 ) -> Result<Option<Json>> {
     let json = match value {
         Value::Nil => Json::Null,
@@ -190,9 +248,12 @@ fn start_out<'a>(
             other => Json::String(symbols.name(other).to_owned()),
         },
         Value::Closure(_) => return Err(closure_error()),
+        // Converted by `Walk::table` before `start_out` is reached.
+        Value::Hash(_) => Json::Null,
         Value::Vector(vector) => {
             open(
                 stack,
+                depth,
                 Out::Array(
                     Items::Vector(vector.items().iter()),
                     Vec::with_capacity(vector.items().len()),
@@ -205,14 +266,17 @@ fn start_out<'a>(
                 // Sized from the shape's count: no regrowth while filling.
                 Shape::Object(pairs) => open(
                     stack,
+                    depth,
                     Out::Object(value.iter(), String::new(), Map::with_capacity(pairs)),
                 )?,
                 Shape::Alist(pairs) => open(
                     stack,
+                    depth,
                     Out::Alist(value.iter(), String::new(), Map::with_capacity(pairs)),
                 )?,
                 Shape::Array(items) => open(
                     stack,
+                    depth,
                     Out::Array(Items::List(value.iter()), Vec::with_capacity(items)),
                 )?,
                 Shape::Improper => {
@@ -227,8 +291,8 @@ fn start_out<'a>(
     Ok(Some(json))
 }
 
-fn open<'a>(stack: &mut SmallVec<[Out<'a>; 4]>, frame: Out<'a>) -> Result<()> {
-    if stack.len() >= JSON_DEPTH {
+fn open<'a>(stack: &mut SmallVec<[Out<'a>; 4]>, depth: usize, frame: Out<'a>) -> Result<()> {
+    if stack.len() + depth >= JSON_DEPTH {
         return Err(value_error(format!(
             "Guest value nests deeper than the {JSON_DEPTH} levels JSON allows"
         )));
@@ -424,6 +488,7 @@ fn json_weight(json: &Json, limits: &Limits) -> Result<Weight> {
                     bytes: conses,
                     nodes: conses.saturating_add(1),
                     has_closure: false,
+                    has_table: false,
                 }
             }
             Json::Object(map) => {
@@ -435,6 +500,7 @@ fn json_weight(json: &Json, limits: &Limits) -> Result<Weight> {
                     bytes: pairs.saturating_mul(2).saturating_add(key_bytes),
                     nodes: pairs.saturating_mul(3).saturating_add(1),
                     has_closure: false,
+                    has_table: false,
                 }
             }
         };

@@ -11,6 +11,12 @@
 //!   `#<closure>`, which the reader rejects.
 //! - Callers bound the output through the value budget before printing: a value's
 //!   [`Weight`](crate::value::Weight) bytes bound its printed length up to a constant factor.
+//!   A value holding a hash table (`has_table`) is the exception, since a table grows after
+//!   containers cached its weight: it prints through [`write_with_tables`], which owns what
+//!   it walks (a table's entries are cloned out of its lock) and stops at
+//!   [`TABLE_PRINT_CAP`] bytes of output with `...`.
+//! - A hash table prints as Emacs 28 prints it:
+//!   `#s(hash-table size N test T rehash-size 1.5 rehash-threshold 0.8125 data (K V ...))`.
 
 mod float;
 
@@ -78,6 +84,10 @@ enum Task<'a> {
 /// reserves [`COMPOUND_RESERVE`] bytes of `out` up front and walks a work stack that lives
 /// inline up to [`STACK_INLINE`] pending tasks (deeper values spill it to the heap).
 pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
+    if value.weight().has_table {
+        write_with_tables(out, value, style, names);
+        return;
+    }
     if !matches!(value, Value::Cons(_) | Value::Vector(_)) {
         write_atom(out, value, style, names);
         return;
@@ -140,6 +150,99 @@ pub fn write_value(out: &mut String, value: &Value, style: Style, names: &dyn Sy
     }
 }
 
+/// The most bytes [`write_with_tables`] appends before it stops with `...`: the printed
+/// form of a value holding tables is not bounded by its cached weight, so the walk bounds
+/// itself (every caller then checks the text against the value budget).
+pub const TABLE_PRINT_CAP: usize = 16 << 20;
+
+enum OwnedTask {
+    Value(Value),
+    Depth(i32),
+    ListRest(Value),
+    Text(&'static str),
+}
+
+/// [`write_value`] for a value holding a hash table: the same output, walking owned values
+/// (a table's entries are cloned out of its lock, so nothing borrows from a table while it
+/// prints), and stopping with `...` after [`TABLE_PRINT_CAP`] bytes.
+fn write_with_tables(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
+    let limit = out.len().saturating_add(TABLE_PRINT_CAP);
+    let mut stack: Vec<OwnedTask> = vec![OwnedTask::Value(value.clone())];
+    let mut backquotes = 0i32;
+    while let Some(task) = stack.pop() {
+        if out.len() > limit {
+            out.push_str("...");
+            return;
+        }
+        match task {
+            OwnedTask::Text(text) => out.push_str(text),
+            OwnedTask::Depth(delta) => backquotes += delta,
+            OwnedTask::ListRest(rest) => match rest {
+                Value::Nil => out.push(')'),
+                Value::Cons(cell) => {
+                    out.push(' ');
+                    stack.push(OwnedTask::ListRest(cell.cdr().clone()));
+                    stack.push(OwnedTask::Value(cell.car().clone()));
+                }
+                tail => {
+                    out.push_str(" . ");
+                    stack.push(OwnedTask::Text(")"));
+                    stack.push(OwnedTask::Value(tail));
+                }
+            },
+            OwnedTask::Value(Value::Vector(vector)) => {
+                out.push('[');
+                stack.push(OwnedTask::Text("]"));
+                for (i, item) in vector.items().iter().enumerate().rev() {
+                    stack.push(OwnedTask::Value(item.clone()));
+                    if i > 0 {
+                        stack.push(OwnedTask::Text(" "));
+                    }
+                }
+            }
+            OwnedTask::Value(Value::Hash(table)) => {
+                let _ = write!(
+                    out,
+                    "#s(hash-table size {} test {} rehash-size 1.5 rehash-threshold 0.8125 data (",
+                    table.size(),
+                    table.test().name()
+                );
+                stack.push(OwnedTask::Text("))"));
+                for (i, (key, value)) in table.entries().into_iter().enumerate().rev() {
+                    stack.push(OwnedTask::Value(value));
+                    stack.push(OwnedTask::Text(" "));
+                    stack.push(OwnedTask::Value(key));
+                    if i > 0 {
+                        stack.push(OwnedTask::Text(" "));
+                    }
+                }
+            }
+            OwnedTask::Value(Value::Cons(cell)) => {
+                if let Some((prefix, quoted)) =
+                    reader_sugar(cell.car(), cell.cdr(), names, backquotes > 0)
+                {
+                    out.push_str(prefix);
+                    let delta = match prefix {
+                        "`" => 1,
+                        "'" => 0,
+                        _ => -1,
+                    };
+                    if delta != 0 {
+                        backquotes += delta;
+                        stack.push(OwnedTask::Depth(-delta));
+                    }
+                    stack.push(OwnedTask::Value(quoted.clone()));
+                } else {
+                    out.push('(');
+                    stack.push(OwnedTask::ListRest(cell.cdr().clone()));
+                    stack.push(OwnedTask::Value(cell.car().clone()));
+                }
+            }
+            OwnedTask::Value(atom) => write_atom(out, &atom, style, names),
+        }
+    }
+}
+
 /// Appends an atom: any value but a cons or a vector (those print nothing here).
 fn write_atom(out: &mut String, value: &Value, style: Style, names: &dyn SymbolNames) {
     match value {
@@ -164,7 +267,7 @@ fn write_atom(out: &mut String, value: &Value, style: Style, names: &dyn SymbolN
             }
         }
         Value::Closure(_) => out.push_str("#<closure>"),
-        Value::Cons(_) | Value::Vector(_) => {}
+        Value::Cons(_) | Value::Vector(_) | Value::Hash(_) => {}
     }
 }
 

@@ -1,8 +1,9 @@
 //! Guest values and their cached sizes.
 //!
 //! A [`Value`] is two words. Aggregates (strings, conses, vectors, big integers, closures)
-//! are immutable and reference counted; no guest operation mutates an aggregate, so no
-//! guest operation can build a cycle.
+//! are immutable and reference counted; the one exception is the hash table
+//! ([`table::HashTable`], issue 46), mutable in place and kept acyclic by `puthash` (see
+//! its module), so no guest operation can build a cycle.
 //!
 //! Every aggregate caches its [`Weight`]: the size the dialect's value accounting gives it
 //! *with shared structure counted once per use* (a tree walk, not a graph walk). Because
@@ -26,8 +27,10 @@ use num_bigint::BigInt;
 pub use pool::release_closure;
 use pool::{closure_allocation, recycle_one, recycled_cons};
 use std::sync::Arc;
+pub use table::HashTable;
 
 mod pool;
+pub mod table;
 
 /// A guest value.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +56,8 @@ pub enum Value {
     Vector(Arc<Vector>),
     /// A guest closure: opaque, cannot cross a tool or result boundary.
     Closure(Arc<Closure>),
+    /// A hash table: the one mutable aggregate (issue 46).
+    Hash(Arc<HashTable>),
 }
 
 /// The size of a value under the dialect's accounting, shared structure counted per use.
@@ -66,6 +71,9 @@ pub struct Weight {
     pub nodes: u64,
     /// Whether a closure occurs anywhere inside.
     pub has_closure: bool,
+    /// Whether a hash table occurs anywhere inside: then the weight is the one the tables
+    /// had when this value was built, and walks that expand tables count for themselves.
+    pub has_table: bool,
 }
 
 impl Weight {
@@ -79,6 +87,7 @@ impl Weight {
             bytes,
             nodes: 1,
             has_closure: false,
+            has_table: false,
         }
     }
 
@@ -91,6 +100,7 @@ impl Weight {
             bytes: clamp_sum(self.bytes, other.bytes),
             nodes: clamp_sum(self.nodes, other.nodes),
             has_closure: self.has_closure | other.has_closure,
+            has_table: self.has_table | other.has_table,
         }
     }
 
@@ -103,6 +113,7 @@ impl Weight {
             bytes: clamp_sum(car.bytes.saturating_add(1), cdr.bytes),
             nodes: clamp_sum(car.nodes.saturating_add(1), cdr.nodes),
             has_closure: car.has_closure | cdr.has_closure,
+            has_table: car.has_table | cdr.has_table,
         }
     }
 }
@@ -435,7 +446,9 @@ impl Value {
                 bytes: 8,
                 nodes: 1,
                 has_closure: true,
+                has_table: false,
             },
+            Value::Hash(table) => table.weight(),
         }
     }
 
@@ -585,7 +598,8 @@ mod tests {
             Weight {
                 bytes: 5,
                 nodes: 5,
-                has_closure: false
+                has_closure: false,
+                has_table: false
             }
         );
         assert_eq!(Value::string("é").as_str().map(str::len), Some(2));

@@ -56,7 +56,7 @@ pub(super) const SPECIALS: [(&str, Special); 19] = [
 
 /// Slots of [`INDEX`]: a power of two, over three times the 167 names, so a lookup of a
 /// name that is no operator usually meets an empty slot at once.
-const SLOTS: usize = 512;
+const SLOTS: usize = 1024;
 
 /// Every primitive and special form by [`ptc_vm::symbol::name_hash`] of its name, built at
 /// compile time (so no run pays for it at start-up): open addressing with linear probing,

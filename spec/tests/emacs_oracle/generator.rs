@@ -659,6 +659,53 @@ impl Gen<'_> {
     }
 }
 
+impl Gen<'_> {
+    /// A hash-table program (issue 46): a table filled from a random list of integers
+    /// (counting under a key derived from each), then mutated through an alias, walked with
+    /// `maphash`, and returned with its count, keys, values and printed form. Keys are small
+    /// integers or fresh strings, so `eq` on them means the same in ptc and Emacs.
+    fn table_expr(&mut self) -> String {
+        let test = self.rng.pick(&["eq", "eql", "equal"]);
+        let list = self.expr(Ty::List, 2);
+        let h = self.fresh("h");
+        let g = self.fresh("g");
+        let x = self.fresh("x");
+        let key = match self.rng.below(3) {
+            0 => format!("(% {x} 5)"),
+            1 => format!("(number-to-string (% {x} 4))"),
+            _ => format!("(if (cl-evenp {x}) 'even 'odd)"),
+        };
+        let mut forms = vec![format!(
+            "(dolist ({x} {list}) (puthash {key} (1+ (gethash {key} {h} 0)) {h}))"
+        )];
+        for _ in 0..self.rng.below(4) {
+            forms.push(match self.rng.below(6) {
+                0 => format!(
+                    "(remhash {} {h})",
+                    self.rng.pick(&["0", "1", "'even", "\"1\""])
+                ),
+                1 => format!(
+                    "(let (({g} {h})) (puthash 'alias {} {g}))",
+                    self.rng.below(9)
+                ),
+                2 => format!("(setq {h} (copy-hash-table {h}))"),
+                3 => format!("(when (cl-oddp (hash-table-count {h})) (clrhash {h}))"),
+                4 => format!(
+                    "(puthash {} (list (hash-table-count {h})) {h})",
+                    self.rng.below(6)
+                ),
+                _ => format!("(puthash 'seen (gethash 2 {h} 'none) {h})"),
+            });
+        }
+        let walk =
+            format!("(let ((acc nil)) (maphash (lambda (k v) (push (list k v) acc)) {h}) acc)");
+        format!(
+            "(let (({h} (make-hash-table :test '{test}))) {} (list (hash-table-count {h}) (hash-table-keys {h}) (hash-table-values {h}) {walk} {h}))",
+            forms.join(" ")
+        )
+    }
+}
+
 /// One random program (deterministic in `rng`).
 pub fn program(rng: &mut Rng) -> String {
     let mut generator = Gen {
@@ -690,6 +737,11 @@ pub fn program(rng: &mut Rng) -> String {
     for name in recursive {
         let n = generator.rng.below(30);
         items.push(format!("({name} {n})"));
+    }
+    // Drawn after everything else, so the programs of earlier seeds keep their prefix.
+    if generator.rng.chance(35) {
+        let table = generator.table_expr();
+        items.push(table);
     }
     forms.push(format!("(list {})", items.join(" ")));
     forms.join("\n")

@@ -6,9 +6,9 @@
 //! budget before building the result: encoding from the argument's cached weight and the
 //! text's length, parsing by a first pass that sums the weight the result will have. The
 //! object and array mapping of `json-parse-string` follows its keyword arguments
-//! (`:object-type` `plist` or `alist`; `:array-type` `array` (vectors) or `list`;
-//! `:null-object`, `:false-object`); `hash-table`, the Emacs default, is refused because
-//! ptc has no hash tables (deviation 44). Parse failures signal `json-end-of-file`,
+//! (`:object-type` `hash-table` (the default, an `equal` table with string keys, issue 46),
+//! `plist` or `alist`; `:array-type` `array` (vectors) or `list`; `:null-object`,
+//! `:false-object`). Parse failures signal `json-end-of-file`,
 //! `json-trailing-content` or `json-parse-error` (catchable, data the message).
 
 use super::PrimCtx;
@@ -100,6 +100,23 @@ fn encode_key(ctx: &PrimCtx<'_>, key: &Value) -> Result<String> {
     }
 }
 
+/// Stops an encoding whose walk (charged one unit per node) passes the value budget in
+/// bytes: every node adds at least one byte of JSON, so the text would fail the check in
+/// [`finish`] anyway. Only tables can make the walk longer than the argument's cached
+/// weight (they grow after containers measured them), so only tables check.
+fn check_table_walk(ctx: &PrimCtx<'_>) -> Result<()> {
+    if ctx.work() > ctx.limits.value_bytes {
+        return Err(Error::new(
+            ErrorKind::Value,
+            format!(
+                "JSON text passes the value budget of {} bytes",
+                ctx.limits.value_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `json-encode`'s mapping.
 fn encode(ctx: &mut PrimCtx<'_>, value: &Value, depth: usize) -> Result<Json> {
     if depth > JSON_DEPTH {
@@ -127,6 +144,16 @@ fn encode(ctx: &mut PrimCtx<'_>, value: &Value, depth: usize) -> Result<Json> {
                 items.push(encode(ctx, item, depth + 1)?);
             }
             Json::Array(items)
+        }
+        Value::Hash(table) => {
+            check_table_walk(ctx)?;
+            let mut map = Map::new();
+            for (key, item) in table.entries() {
+                let key = encode_key(ctx, &key)?;
+                let item = encode(ctx, &item, depth + 1)?;
+                map.entry(key).or_insert(item);
+            }
+            Json::Object(map)
         }
         Value::Cons(_) if is_alist(value) => {
             let mut map = Map::new();
@@ -188,6 +215,24 @@ fn serialize(ctx: &mut PrimCtx<'_>, value: &Value, depth: usize) -> Result<Json>
                 items.push(serialize(ctx, item, depth + 1)?);
             }
             Json::Array(items)
+        }
+        Value::Hash(table) => {
+            check_table_walk(ctx)?;
+            let mut map = Map::new();
+            for (key, item) in table.entries() {
+                let name = match &key {
+                    Value::Str(text) => text.as_str().to_owned(),
+                    Value::Sym(symbol) => ctx.symbols.name(*symbol).to_owned(),
+                    Value::Nil => "nil".to_owned(),
+                    Value::T => "t".to_owned(),
+                    other => return Err(wrong_type(ctx, "stringp", other)),
+                };
+                if !map.contains_key(&name) {
+                    let item = serialize(ctx, &item, depth + 1)?;
+                    map.insert(name, item);
+                }
+            }
+            Json::Object(map)
         }
         Value::Cons(first) => {
             let alist = matches!(first.car(), Value::Cons(_));
@@ -265,6 +310,8 @@ pub(super) fn json_serialize(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Va
 enum ObjectType {
     Plist,
     Alist,
+    /// Emacs's default: an `equal` table with string keys, sized by the member count.
+    HashTable,
 }
 
 struct Options {
@@ -276,12 +323,11 @@ struct Options {
 
 fn options(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Options> {
     let mut options = Options {
-        object: ObjectType::Plist,
+        object: ObjectType::HashTable,
         list_arrays: false,
         null: Value::Sym(well_known::NULL),
         false_value: Value::Sym(ctx.symbols.intern(":false")),
     };
-    let mut object_given = false;
     for pair in args.chunks(2) {
         let [Value::Sym(key), value] = pair else {
             return Err(Error::script(
@@ -295,13 +341,13 @@ fn options(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Options> {
         };
         match key.as_str() {
             ":object-type" => {
-                object_given = true;
                 options.object = match value_name.as_str() {
                     "plist" => ObjectType::Plist,
                     "alist" => ObjectType::Alist,
+                    "hash-table" => ObjectType::HashTable,
                     _ => {
                         return Err(Error::script(
-                            "'json-parse-string': :object-type must be 'plist or 'alist (ptc has no hash tables)",
+                            "'json-parse-string': :object-type must be 'hash-table, 'plist or 'alist",
                         ));
                     }
                 }
@@ -326,11 +372,6 @@ fn options(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Options> {
             }
         }
     }
-    if !object_given {
-        return Err(Error::script(
-            "'json-parse-string': pass :object-type 'plist or 'alist (the default, a hash table, does not exist in ptc)",
-        ));
-    }
     Ok(options)
 }
 
@@ -348,6 +389,7 @@ fn weight_of(json: &Json, depth: usize) -> Result<Weight> {
                 bytes: items.len() as u64,
                 nodes: items.len() as u64 + 1,
                 has_closure: false,
+                has_table: false,
             };
             for item in items {
                 total = total.plus(weight_of(item, depth + 1)?);
@@ -359,6 +401,7 @@ fn weight_of(json: &Json, depth: usize) -> Result<Weight> {
                 bytes: 2 * map.len() as u64,
                 nodes: 3 * map.len() as u64 + 1,
                 has_closure: false,
+                has_table: false,
             };
             for (key, item) in map {
                 total = total.plus(Weight::leaf(key.len() as u64 + 1));
@@ -395,6 +438,18 @@ fn parse_value(ctx: &mut PrimCtx<'_>, json: &Json, options: &Options) -> Result<
                 Value::vector(out)
             }
         }
+        Json::Object(map) if options.object == ObjectType::HashTable => {
+            // The table itself and its slots are charged where the caller measures the
+            // result (`heap::of` counts a table shallowly); its keys and values here.
+            let table =
+                crate::value::HashTable::new(crate::value::table::Test::Equal, map.len() as u64);
+            for (key, item) in map {
+                let item = parse_value(ctx, item, options)?;
+                ctx.alloc(heap::string(key.len() as u64).saturating_add(heap::of(&item)));
+                table.put(Value::string(key.as_str()), item);
+            }
+            Value::Hash(std::sync::Arc::new(table))
+        }
         Json::Object(map) => {
             let mut out = Vec::with_capacity(map.len() * 2);
             for (key, item) in map {
@@ -404,7 +459,7 @@ fn parse_value(ctx: &mut PrimCtx<'_>, json: &Json, options: &Options) -> Result<
                         out.push(Value::Sym(ctx.symbols.try_intern(&format!(":{key}"))?));
                         out.push(item);
                     }
-                    ObjectType::Alist => {
+                    ObjectType::Alist | ObjectType::HashTable => {
                         let symbol = Value::Sym(ctx.symbols.try_intern(key)?);
                         out.push(Value::cons(symbol, item));
                     }

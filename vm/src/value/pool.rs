@@ -12,7 +12,7 @@
 //! budgets do not see the pools: a value is charged when it is made, whether its memory is
 //! fresh or recycled (spec/reference/budgets.md states the pools' real-memory bound).
 
-use super::{Closure, Cons, Value, Vector};
+use super::{Closure, Cons, HashTable, Value, Vector};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -138,6 +138,7 @@ fn defer(value: Value, stack: &mut Vec<Value>) {
     match &value {
         Value::Cons(c) if Arc::strong_count(c) == 1 => stack.push(value),
         Value::Vector(v) if Arc::strong_count(v) == 1 && !v.items.is_empty() => stack.push(value),
+        Value::Hash(t) if Arc::strong_count(t) == 1 => stack.push(value),
         _ => drop(value),
     }
 }
@@ -160,6 +161,14 @@ fn drop_iteratively(mut stack: Vec<Value>) {
                     }
                 }
             }
+            Value::Hash(t) => {
+                if let Some(mut table) = Arc::into_inner(t) {
+                    for (key, value) in table.take_entries() {
+                        defer(key, &mut stack);
+                        defer(value, &mut stack);
+                    }
+                }
+            }
             other => drop(other),
         }
     }
@@ -168,7 +177,24 @@ fn drop_iteratively(mut stack: Vec<Value>) {
 /// Whether dropping `value` may free an aggregate with children.
 #[inline(always)]
 fn is_branch(value: &Value) -> bool {
-    matches!(value, Value::Cons(_) | Value::Vector(_))
+    matches!(value, Value::Cons(_) | Value::Vector(_) | Value::Hash(_))
+}
+
+impl Drop for HashTable {
+    /// Releases the entries through the explicit stack of [`drop_iteratively`]: a chain of
+    /// tables, each holding the next, never recurses on the host stack.
+    fn drop(&mut self) {
+        let entries = self.take_entries();
+        if entries.iter().all(|(k, v)| !is_branch(k) && !is_branch(v)) {
+            return;
+        }
+        let mut stack = Vec::new();
+        for (key, value) in entries {
+            defer(key, &mut stack);
+            defer(value, &mut stack);
+        }
+        drop_iteratively(stack);
+    }
 }
 
 impl Drop for Cons {
@@ -256,7 +282,7 @@ fn unlink(
                 }
                 None => break,
             },
-            Value::Vector(_) => {
+            Value::Vector(_) | Value::Hash(_) => {
                 defer(next, stack);
                 break;
             }
@@ -267,11 +293,7 @@ fn unlink(
 
 impl Drop for Vector {
     fn drop(&mut self) {
-        if self
-            .items
-            .iter()
-            .all(|v| !matches!(v, Value::Cons(_) | Value::Vector(_)))
-        {
+        if self.items.iter().all(|v| !is_branch(v)) {
             return;
         }
         let mut stack = Vec::new();
@@ -315,7 +337,8 @@ mod tests {
             Weight {
                 bytes: 6,
                 nodes: 5,
-                has_closure: false
+                has_closure: false,
+                has_table: false,
             }
         );
         let items: Vec<&Value> = again.iter().collect();

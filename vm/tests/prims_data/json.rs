@@ -151,3 +151,46 @@ fn deep_json_converts_on_a_small_stack() {
         }
     }
 }
+
+#[test]
+fn hash_tables_cross_as_objects_and_count_their_growth() {
+    use ptc_vm::value::HashTable;
+    use ptc_vm::value::table::Test;
+    let mut symbols = new_symbols();
+    let table = Arc::new(HashTable::new(Test::Equal, 65));
+    let key = Value::Sym(symbols.intern(":k"));
+    table.put(key, Value::Int(1));
+    table.put(Value::string("s"), Value::list([Value::Int(2)]));
+    let value = Value::Hash(Arc::clone(&table));
+    let limits = Limits::default();
+    assert_eq!(
+        json::to_json(&value, &symbols, &limits).unwrap(),
+        json!({"k": 1, "s": [2]})
+    );
+    // A list holding the table many times, built while it was small, then the table grows:
+    // the conversion counts each expansion and stops at the value budget.
+    let many = Value::list((0..50).map(|_| value.clone()));
+    let small = Limits {
+        value_nodes: 2_000,
+        ..Limits::default()
+    };
+    assert!(json::to_json(&many, &symbols, &small).is_ok());
+    for n in 0..100 {
+        table.put(Value::string(n.to_string()), Value::Int(n));
+    }
+    // The table alone still fits; fifty expansions of it do not.
+    assert!(json::to_json(&value, &symbols, &small).is_ok());
+    let error = json::to_json(&many, &symbols, &small).unwrap_err();
+    assert_eq!(
+        (error.kind(), error.message()),
+        (ErrorKind::Value, "Guest value exceeds its 2000 node budget")
+    );
+    table.put(Value::Int(7), Value::Nil);
+    // A key that is neither a string nor a symbol cannot become an object key.
+    let error = json::to_json(&value, &symbols, &limits).unwrap_err();
+    assert!(
+        error.message().contains("keys are not strings or symbols"),
+        "{}",
+        error.message()
+    );
+}
