@@ -6,10 +6,10 @@
 use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::tool::Registry;
-use ptc_vm::Limits;
+use ptc_vm::{Clock, Limits};
 use serde_json::Value as Json;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 /// What the envelope does besides the script's own semantics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,14 @@ pub struct EnvelopeConfig {
     pub id: Arc<str>,
     /// Checkpoints, permission asks, progress.
     pub options: EnvelopeOptions,
+    /// The host's clock (the same monotonic time as the `now` it passes), if it can be read
+    /// at any moment:
+    /// compilation then stops at `seconds` (E0031) and a fuel slice ends at `slice-seconds`
+    /// between polls. It must agree with the `now` the host passes to
+    /// [`Envelope::poll`](super::Envelope::poll) and the answering methods. `None` (a host
+    /// with time only at its polls): compilation and slices are bounded by their budgets
+    /// of work alone, and `seconds` is still enforced at every poll and answer.
+    pub clock: Option<Arc<dyn Clock>>,
 }
 
 impl EnvelopeConfig {
@@ -65,7 +73,15 @@ impl EnvelopeConfig {
             limits: limits.into(),
             id: id.into(),
             options: EnvelopeOptions::default(),
+            clock: None,
         }
+    }
+
+    /// The config with the host's clock ([`EnvelopeConfig::clock`]).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
     }
 }
 
@@ -86,8 +102,10 @@ pub struct CallRequest {
     pub batch: Option<u64>,
     /// The call's position in its batch (source order), from 0; 0 for a single call.
     pub position: usize,
-    /// When the envelope will time the call out (set once dispatched).
-    pub deadline: Option<Instant>,
+    /// When the envelope will time the call out (set once
+    /// dispatched), on the host's clock. An answer that arrives later is refused as the
+    /// call's timeout.
+    pub deadline: Option<Duration>,
 }
 
 /// What the envelope needs next; see the module docs for the host's answer to each.
@@ -105,8 +123,9 @@ pub enum Event {
     Pause,
     /// Nothing to do until an answer arrives or `deadline` passes; poll again then.
     Waiting {
-        /// The earliest per-call timeout or the envelope's deadline, if any.
-        deadline: Option<Instant>,
+        /// The earliest per-call timeout or the envelope's deadline, if any, on the host's
+        /// clock.
+        deadline: Option<Duration>,
     },
     /// Write this record durably, then call [`Envelope::journal_written`].
     Journal(JournalRecord),
