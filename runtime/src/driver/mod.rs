@@ -306,7 +306,7 @@ impl Runner {
         arguments: &serde_json::Value,
         options: RunOptions,
     ) -> Outcome {
-        match expression_of(arguments) {
+        match crate::envelope::expression_of(arguments) {
             Ok(script) => self.run(script, options).await,
             Err(_) => {
                 let envelope =
@@ -659,41 +659,6 @@ fn report(envelope: &mut Envelope, sink: Option<&Arc<dyn ProgressSink>>) {
         for snapshot in envelope.take_progress() {
             sink.progress(&snapshot);
         }
-    }
-}
-
-/// The script of a raw ToolCall argument object, or why the object is malformed.
-///
-/// # Errors
-/// A message naming the expected shape `{"expression": "<script>"}`.
-pub fn expression_of(arguments: &serde_json::Value) -> Result<&str, String> {
-    const EXPECTED: &str = "ToolCall expects {\"expression\": \"<script>\"}";
-    let Some(object) = arguments.as_object() else {
-        return Err(format!("{EXPECTED}, not a JSON {}", json_type(arguments)));
-    };
-    if let Some(key) = object.keys().find(|k| k.as_str() != "expression") {
-        return Err(format!(
-            "ToolCall has no argument `{key}'; it accepts: expression"
-        ));
-    }
-    match object.get("expression") {
-        None => Err(format!("{EXPECTED}: the expression is missing")),
-        Some(serde_json::Value::String(script)) => Ok(script),
-        Some(other) => Err(format!(
-            "{EXPECTED}: the expression must be a string, not a JSON {}",
-            json_type(other)
-        )),
-    }
-}
-
-fn json_type(value: &serde_json::Value) -> &'static str {
-    match value {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "boolean",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::String(_) => "string",
-        serde_json::Value::Array(_) => "array",
-        serde_json::Value::Object(_) => "object",
     }
 }
 

@@ -103,7 +103,9 @@ mod calls;
 mod settle;
 mod types;
 
-pub use types::{CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure};
+pub use types::{
+    CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure, expression_of,
+};
 
 use batch::{Batch, CallState};
 
@@ -335,7 +337,7 @@ impl Envelope {
     /// `arguments`).
     #[must_use]
     pub fn from_tool_call(config: EnvelopeConfig, arguments: &Json, now: Duration) -> Envelope {
-        match crate::driver::expression_of(arguments) {
+        match expression_of(arguments) {
             Ok(script) => Envelope::compile(config, script, now),
             Err(message) => Envelope::refused(config, now, crate::ErrorKind::Arguments, &message),
         }

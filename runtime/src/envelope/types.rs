@@ -1,6 +1,7 @@
 //! The envelope's public vocabulary: what a host configures ([`EnvelopeConfig`],
 //! [`EnvelopeOptions`]), what it is asked ([`Event`], each [`CallRequest`]) and what it may
-//! answer or be refused with ([`Failure`], [`EnvelopeError`]). Plain data, no behaviour: the
+//! answer or be refused with ([`Failure`], [`EnvelopeError`]), and the shape of the model's
+//! ToolCall arguments ([`expression_of`]). Plain data, no behaviour: the
 //! state machine that produces and consumes these lives in the parent module.
 
 use crate::journal::JournalRecord;
@@ -173,4 +174,39 @@ pub enum EnvelopeError {
     /// No journal record was asked for.
     #[error("no journal record is awaiting acknowledgement")]
     NoJournalRecord,
+}
+
+/// The script of a raw ToolCall argument object, or why the object is malformed.
+///
+/// # Errors
+/// A message naming the expected shape `{"expression": "<script>"}`.
+pub fn expression_of(arguments: &serde_json::Value) -> Result<&str, String> {
+    const EXPECTED: &str = "ToolCall expects {\"expression\": \"<script>\"}";
+    let Some(object) = arguments.as_object() else {
+        return Err(format!("{EXPECTED}, not a JSON {}", json_type(arguments)));
+    };
+    if let Some(key) = object.keys().find(|k| k.as_str() != "expression") {
+        return Err(format!(
+            "ToolCall has no argument `{key}'; it accepts: expression"
+        ));
+    }
+    match object.get("expression") {
+        None => Err(format!("{EXPECTED}: the expression is missing")),
+        Some(serde_json::Value::String(script)) => Ok(script),
+        Some(other) => Err(format!(
+            "{EXPECTED}: the expression must be a string, not a JSON {}",
+            json_type(other)
+        )),
+    }
+}
+
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
 }
