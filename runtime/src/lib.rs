@@ -52,6 +52,7 @@ mod arg_plan;
 pub mod args;
 pub mod audit;
 pub mod cache;
+mod call_result;
 pub mod cancel;
 pub mod context;
 pub mod contract;

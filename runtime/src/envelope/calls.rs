@@ -9,7 +9,7 @@
 use super::batch::{Held, Slot, Slots};
 use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
 use crate::audit::{self, AuditRecord, Status};
-use crate::dispatch::{settle_owned, settle_result};
+use crate::call_result::{settle_owned, settle_result};
 use crate::tool::ToolResult;
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
