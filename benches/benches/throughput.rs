@@ -705,7 +705,7 @@ mod memory {
                 Arc::clone(&program),
                 direct.clone(),
                 script(),
-                Instant::now(),
+                std::time::Duration::ZERO,
             );
             let drive = inline.drive(envelope, RunOptions::default());
             println!(

@@ -6,10 +6,11 @@
 //! verified program. Nothing runs before all of it succeeded, except macro bodies, which
 //! run in the closed machine under the script's own budgets.
 //!
-//! The whole pipeline runs under the `seconds` budget ([`Deadline`]), counted from the
-//! start of [`compile`]: the clock is checked between stages, before every literal regexp
-//! preflight compiles, before every macro call is expanded, and every macro run's own
-//! clock is the time left. Past it, compilation stops with E0031 (kind `time`); the
+//! The whole pipeline runs under the `seconds` budget ([`Deadline`]) when the host gives a
+//! clock ([`compile_with_clock`]), counted from the start of compilation: the clock is
+//! checked between stages, before every literal regexp
+//! preflight compiles, before every macro call is expanded, and after every slice of a
+//! macro run. Past it, compilation stops with E0031 (kind `time`); the
 //! overshoot is at most one regexp compilation (bounded by the engine's size limits) or
 //! one stage between checks.
 //!
@@ -27,9 +28,9 @@ use crate::macros::{VmMacros, parse_params};
 use crate::preflight;
 use crate::reader;
 use crate::roster::Roster;
-use ptc_vm::{ErrorKind, Interner, Limits, Program, Span, Symbol};
+use ptc_vm::{Clock, ErrorKind, Interner, Limits, Program, Span, Symbol};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The E0030 message (kind `input`).
 pub const NOT_UTF8_MESSAGE: &str = "Script is not valid UTF-8";
@@ -54,35 +55,44 @@ pub fn decode_script(bytes: &[u8]) -> Result<&str, Diagnostic> {
     })
 }
 
-/// The `seconds` budget of one compilation.
-#[derive(Debug, Clone, Copy)]
+/// The `seconds` budget of one compilation, counted from its start on the host's
+/// [`Clock`]. Without a clock it never expires: the compiler reads no clock of its own.
+#[derive(Debug, Clone)]
 pub struct Deadline {
-    at: Option<Instant>,
+    /// The clock reading at which the budget is spent.
+    at: Option<Duration>,
     seconds: f64,
+    clock: Option<Arc<dyn Clock>>,
 }
 
 impl Deadline {
-    /// `limits.seconds` from now (`None`: no deadline).
+    /// `limits.seconds` from now by `clock` (`None`: no deadline).
     #[must_use]
-    pub fn new(limits: &Limits) -> Self {
-        let seconds = limits.seconds.unwrap_or_default();
-        let at = limits
-            .seconds
-            .and_then(|s| Instant::now().checked_add(Duration::try_from_secs_f64(s).ok()?));
-        Deadline { at, seconds }
+    pub fn new(limits: &Limits, clock: Option<Arc<dyn Clock>>) -> Self {
+        let at = match (&clock, ptc_vm::clock::budget(limits.seconds)) {
+            (Some(clock), Some(budget)) => clock.elapsed().checked_add(budget),
+            _ => None,
+        };
+        Deadline {
+            at,
+            seconds: limits.seconds.unwrap_or_default(),
+            clock,
+        }
     }
 
     /// Whether the budget is spent.
     #[must_use]
     pub fn expired(&self) -> bool {
-        self.at.is_some_and(|at| Instant::now() >= at)
+        match (&self.clock, self.at) {
+            (Some(clock), Some(at)) => clock.elapsed() >= at,
+            _ => false,
+        }
     }
 
-    /// The time left in seconds (`None`: unlimited).
+    /// The host's clock, which the machines running macro bodies are given.
     #[must_use]
-    pub fn remaining(&self) -> Option<f64> {
-        self.at
-            .map(|at| at.saturating_duration_since(Instant::now()).as_secs_f64())
+    pub fn clock(&self) -> Option<Arc<dyn Clock>> {
+        self.clock.clone()
     }
 
     /// E0031 at `span`.
@@ -182,7 +192,23 @@ pub fn compile_with_inputs(
     limits: &Limits,
     inputs: &[&str],
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let deadline = Deadline::new(limits);
+    compile_with_clock(source, roster, limits, inputs, None)
+}
+
+/// [`compile_with_inputs`] under the `seconds` budget, counted from now on the host's
+/// `clock`: past it, compilation stops with E0031. Without a clock no time budget applies
+/// (every other budget still does).
+///
+/// # Errors
+/// As [`compile_with_inputs`]; also E0031 when the clock passes `seconds`.
+pub fn compile_with_clock(
+    source: &str,
+    roster: &Roster,
+    limits: &Limits,
+    inputs: &[&str],
+    clock: Option<Arc<dyn Clock>>,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let deadline = Deadline::new(limits, clock);
     let mut interner = Interner::new();
     let (forms, read_size) = reader::read_sized(source, limits, &mut interner)?;
     let input_symbols = crate::inputs::intern(inputs, &mut interner)?;
@@ -208,7 +234,7 @@ pub fn compile_with_inputs(
     )?;
     deadline.check(span)?;
     let mut macros = VmMacros::new(&definitions.items, limits, &effective.tools);
-    macros.set_deadline(deadline);
+    macros.set_deadline(deadline.clone());
     for definition in &definitions.items {
         if deadline.expired() {
             return Err(vec![deadline.diagnostic(definition.span)]);
@@ -234,7 +260,7 @@ pub fn compile_with_inputs(
             std::mem::take(&mut definitions.body),
             &mut Timed {
                 inner: &mut macros,
-                deadline,
+                deadline: deadline.clone(),
             },
             &mut interner,
         )
@@ -345,7 +371,7 @@ mod tests {
         let mut interner = Interner::new();
         let forms = reader::read(source, &limits, &mut interner).expect("reads");
         let mut definitions = definitions::collect(forms, &roster, &interner).expect("collects");
-        let deadline = super::Deadline::new(&limits);
+        let deadline = super::Deadline::new(&limits, None);
         let made = preflight::preflight_keeping(
             &definitions,
             &roster,

@@ -99,7 +99,8 @@ pub mod internals {
 }
 
 pub use compile::{
-    Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, compile_with_inputs, decode_script,
+    Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, compile_with_clock, compile_with_inputs,
+    decode_script,
 };
 pub use diagnostic::{Diagnostic, Diagnostics};
 #[doc(hidden)]

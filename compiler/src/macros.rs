@@ -16,6 +16,7 @@
 //!   table, one per distinct run-time symbol.
 
 use crate::ast::{Sexp, SexpKind};
+use crate::compile::Deadline;
 use crate::definitions::{Definition, DefinitionKind};
 use crate::diagnostic::Diagnostic;
 use crate::expand::{Expansion, MacroExpander, expanded_depth_limit};
@@ -41,7 +42,7 @@ pub(crate) struct VmMacros<'a> {
     tools: &'a [RosterTool],
     fuel_left: u64,
     /// The compilation's `seconds` budget: each macro run's clock is the time left.
-    deadline: Option<crate::compile::Deadline>,
+    deadline: Option<Deadline>,
 }
 
 impl<'a> VmMacros<'a> {
@@ -62,8 +63,8 @@ impl<'a> VmMacros<'a> {
         }
     }
 
-    /// Runs every later macro body under the time left of `deadline`.
-    pub(crate) fn set_deadline(&mut self, deadline: crate::compile::Deadline) {
+    /// Runs every later macro body under `deadline` (checked between its slices).
+    pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = Some(deadline);
     }
 
@@ -150,15 +151,21 @@ impl<'a> VmMacros<'a> {
         let program = lower::lower(input, &parse_params)?;
         let limits = Limits {
             steps: self.fuel_left,
-            seconds: self
-                .deadline
-                .map_or(self.limits.seconds, |deadline| deadline.remaining()),
             ..self.limits
         };
         let mut machine = Machine::new(Arc::new(program), limits);
+        if let Some(clock) = self.deadline.as_ref().and_then(Deadline::clock) {
+            machine.set_clock(clock);
+        }
         let outcome = loop {
             match machine.step() {
-                Step::Pause => {}
+                // The compilation's deadline, by the host's clock, between slices.
+                Step::Pause => match &self.deadline {
+                    Some(deadline) if deadline.expired() => {
+                        return Err(deadline.diagnostic(span));
+                    }
+                    _ => {}
+                },
                 other => break other,
             }
         };

@@ -93,7 +93,7 @@ pub fn preflight(
         direct,
         limits,
         interner,
-        &crate::compile::Deadline::new(&unlimited),
+        &crate::compile::Deadline::new(&unlimited, None),
     )
 }
 

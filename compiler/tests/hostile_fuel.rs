@@ -167,33 +167,52 @@ fn h52_a_tool_loop_hits_the_tool_call_budget() {
 }
 
 #[test]
-fn the_whole_script_wall_clock_is_checked_when_a_slice_begins() {
+fn slices_end_by_the_host_clock_and_the_machine_never_enforces_seconds() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+    // A clock the test moves: a second per reading, so every clock reading passes the
+    // slice's `slice-seconds`, which the machine reads every 1024 instructions.
+    let readings = Arc::new(AtomicU64::new(0));
+    let clock = {
+        let readings = Arc::clone(&readings);
+        move || Duration::from_secs(readings.fetch_add(1, Ordering::Relaxed))
+    };
     let limits = Limits {
         seconds: Some(0.05),
-        steps: u64::MAX / 4,
+        slice_seconds: Some(0.5),
+        slice_steps: 1_000_000,
+        steps: 20_000,
         ..limits()
     };
-    // Run once by hand: the suite's double run would compare wall-clock step counts.
     let compiled =
         ptc_compiler::compile("(while t)", &hostile_support::roster(), &limits).expect("compiles");
     let mut machine = ptc_vm::Machine::new(compiled.program, limits);
+    machine.set_clock(Arc::new(clock));
+    let mut pauses = 0;
     let step = loop {
         match machine.step() {
-            ptc_vm::Step::Pause => {}
+            ptc_vm::Step::Pause => pauses += 1,
             other => break other,
         }
     };
+    // Slices of about 1024 instructions each, not of a million steps: the clock ended them.
+    assert!(pauses >= 10, "{pauses} pauses");
+    assert!(readings.load(Ordering::Relaxed) > 10);
+    // `seconds` long past on that clock, yet the machine ran to its step budget: the
+    // whole-run budget is its driver's (the runtime's envelope), not the machine's.
     let ptc_vm::Step::Error(error) = step else {
-        panic!("expected a time error")
+        panic!("expected the step budget")
     };
-    assert_eq!(error.kind().as_str(), "time");
-    assert_eq!(
-        error.message(),
-        format!(
-            "Script exceeded its time budget of 0.05 seconds after {} steps",
-            machine.stats().fuel_used
-        )
+    assert_eq!(error.kind().as_str(), "step");
+    // Without a clock only fuel ends a slice.
+    let mut machine = ptc_vm::Machine::new(
+        ptc_compiler::compile("(while t)", &hostile_support::roster(), &limits)
+            .expect("compiles")
+            .program,
+        limits,
     );
+    assert!(matches!(machine.step(), ptc_vm::Step::Error(_)));
     // The budget also covers compilation (deviation 61): no time at all fails there.
     let limits = Limits {
         seconds: Some(0.0),

@@ -314,9 +314,15 @@ impl Gateway {
     /// The compiler's diagnostics.
     pub fn compile(&self, script: &str, roster: &Roster) -> Result<Arc<Compiled>, Vec<Diagnostic>> {
         let tools = roster.registry.roster();
+        // The host's clock for the compilation's `seconds` (the compiler reads none).
+        let started = std::time::Instant::now();
+        let clock: Arc<dyn ptc_vm::Clock> = Arc::new(move || started.elapsed());
         match &self.cache {
-            Some(cache) => cache.get_or_compile(script, &tools, &self.limits),
-            None => ptc_compiler::compile(script, &tools, &self.limits).map(Arc::new),
+            Some(cache) => cache.get_or_compile(script, &tools, &self.limits, Some(clock)),
+            None => {
+                ptc_compiler::compile_with_clock(script, &tools, &self.limits, &[], Some(clock))
+                    .map(Arc::new)
+            }
         }
     }
 

@@ -5,7 +5,8 @@
 //! schema validation, the permission decision point, `ENVELOPE/N` ids, batches, bounded
 //! parallelism and source order, direct vs composed results, the audit, notes, the result
 //! cap, fuel pauses, per-call timeouts and the envelope's deadline are the envelope's. The
-//! session only supplies the clock (`Instant::now()` at every poll) and a mutex, so the
+//! session only supplies the clock (its own `Instant`, read at every poll and answer, and
+//! handed to the envelope for compilation and slices) and a mutex, so the
 //! host may answer from any thread while another steps.
 //!
 //! Invariants:
@@ -133,7 +134,11 @@ impl Program {
         id: Option<String>,
     ) -> Result<Program, CompileFailure> {
         let registry = Arc::new(registry(contracts).map_err(CompileFailure::Host)?);
-        match ptc_compiler::compile(source, &registry.roster(), &limits) {
+        let started = Instant::now();
+        let clock = clock_from(started);
+        let compiled =
+            ptc_compiler::compile_with_clock(source, &registry.roster(), &limits, &[], Some(clock));
+        match compiled {
             Ok(compiled) => Ok(Program {
                 registry,
                 limits: Arc::new(limits),
@@ -145,7 +150,7 @@ impl Program {
                 // The envelope's own settlement of a script that never starts.
                 let id = id.unwrap_or_else(ptc_runtime::fresh_id);
                 let config = EnvelopeConfig::new(registry, limits, id);
-                let now = Instant::now();
+                let now = started.elapsed();
                 let mut envelope = Envelope::compile(config, source, now);
                 let outcome = loop {
                     if let Event::Settled(outcome) = envelope.poll(now) {
@@ -167,6 +172,7 @@ impl Program {
     /// `ask_permission`, every call is first offered to the host's decision.
     #[must_use]
     pub fn start(&self, id: Option<String>, ask_permission: bool) -> Session {
+        let started = Instant::now();
         let config = EnvelopeConfig {
             registry: self.registry.clone(),
             limits: Arc::clone(&self.limits),
@@ -176,16 +182,18 @@ impl Program {
                 journal: false,
                 progress: false,
             },
+            clock: Some(clock_from(started)),
         };
         let envelope = Envelope::start(
             config,
             self.program.clone(),
             self.direct.clone(),
             &self.source,
-            Instant::now(),
+            Duration::ZERO,
         );
         Session {
             envelope: Mutex::new(envelope),
+            started,
         }
     }
 }
@@ -215,6 +223,13 @@ pub struct Misuse(pub String);
 #[derive(Debug)]
 pub struct Session {
     envelope: Mutex<Envelope>,
+    /// The run's clock: every time the envelope is told is the time since this.
+    started: Instant,
+}
+
+/// The host's clock for the envelope and the compiler (which read none).
+fn clock_from(started: Instant) -> Arc<dyn ptc_vm::Clock> {
+    Arc::new(move || started.elapsed())
 }
 
 impl Session {
@@ -226,7 +241,7 @@ impl Session {
     pub fn step(&self) -> HostEvent {
         let mut envelope = self.lock();
         loop {
-            let now = Instant::now();
+            let now = self.started.elapsed();
             match envelope.poll(now) {
                 // Checkpoints are off; acknowledge defensively should one ever be asked.
                 Event::Journal(_) => {
@@ -237,7 +252,7 @@ impl Session {
                 Event::Cancel(ids) => return HostEvent::Cancel(ids),
                 Event::Pause => return HostEvent::Pause,
                 Event::Waiting { deadline } => {
-                    return HostEvent::Waiting(deadline.map(|d| d.saturating_duration_since(now)));
+                    return HostEvent::Waiting(deadline.map(|d| d.saturating_sub(now)));
                 }
                 Event::Settled(outcome) => return HostEvent::Settled(outcome),
                 // An event added after this binding was written: yield, then poll again.
@@ -269,8 +284,9 @@ impl Session {
     /// # Errors
     /// [`Misuse`] when `id` is not running (unknown, answered, cancelled, timed out).
     pub fn complete(&self, id: &str, result: ToolResult) -> Result<(), Misuse> {
+        let now = self.started.elapsed();
         self.lock()
-            .complete(id, result)
+            .complete(now, id, result)
             .map_err(|e| Misuse(e.to_string()))
     }
 
@@ -279,8 +295,9 @@ impl Session {
     /// # Errors
     /// As [`Session::complete`].
     pub fn fail(&self, id: &str, message: String) -> Result<(), Misuse> {
+        let now = self.started.elapsed();
         self.lock()
-            .fail(id, Failure::Host(message))
+            .fail(now, id, Failure::Host(message))
             .map_err(|e| Misuse(e.to_string()))
     }
 

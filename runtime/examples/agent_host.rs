@@ -255,17 +255,19 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
     })?;
     out.push(format!("compiled once: {}", temps.join(", ")));
 
-    // 5. The sans-IO stepping loop: no executor, the host answers each call itself.
+    // 5. The sans-IO stepping loop: no executor, the host answers each call itself. The
+    //    envelope reads no clock: the host gives it durations on its own clock.
+    let clock = Instant::now();
     let config = EnvelopeConfig::new(registry, Limits::default(), "toolu_9");
     let mut envelope = Envelope::compile(
         config,
         r#"(mapcar (lambda (w) (plist-get w :temp))
                   (parallel (Weather :city "Rome") (Weather :city "Lima")))"#,
-        Instant::now(),
+        clock.elapsed(),
     );
     let mut answered = 0;
     let outcome = loop {
-        match envelope.poll(Instant::now()) {
+        match envelope.poll(clock.elapsed()) {
             Event::Permission(calls) => {
                 for call in calls {
                     envelope.allow(&call.id)?;
@@ -280,7 +282,7 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
                             temp,
                         })
                         .into();
-                    envelope.complete(&call.id, result)?;
+                    envelope.complete(clock.elapsed(), &call.id, result)?;
                     answered += 1;
                 }
             }

@@ -21,14 +21,14 @@
 //! let cache = ProgramCache::new(64);
 //! let roster = Roster::new().tool("Read");
 //! let limits = Limits::default();
-//! let first = cache.get_or_compile("(Read :file_path \"a\")", &roster, &limits).unwrap();
-//! let again = cache.get_or_compile("(Read :file_path \"a\")", &roster, &limits).unwrap();
+//! let first = cache.get_or_compile("(Read :file_path \"a\")", &roster, &limits, None).unwrap();
+//! let again = cache.get_or_compile("(Read :file_path \"a\")", &roster, &limits, None).unwrap();
 //! assert!(std::sync::Arc::ptr_eq(&first, &again));
 //! assert_eq!(cache.stats().hits, 1);
 //! ```
 
 use ptc_compiler::{Compiled, Diagnostic, Roster};
-use ptc_vm::Limits;
+use ptc_vm::{Clock, Limits};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
@@ -87,7 +87,7 @@ impl ProgramCache {
     }
 
     /// The compiled program for `source` on `roster` under `limits`, from the cache or
-    /// freshly compiled (and then cached).
+    /// freshly compiled (and then cached) under `seconds` by the host's `clock`, if any.
     ///
     /// # Errors
     /// The compiler's diagnostics when the script is rejected (not cached).
@@ -96,6 +96,7 @@ impl ProgramCache {
         source: &str,
         roster: &Roster,
         limits: &Limits,
+        clock: Option<Arc<dyn Clock>>,
     ) -> Result<Arc<Compiled>, Vec<Diagnostic>> {
         let key = Key {
             source: Arc::from(source),
@@ -110,7 +111,13 @@ impl ProgramCache {
             inner.misses += 1;
         }
         // Compile outside the lock: a slow script never blocks other lookups.
-        let compiled = Arc::new(ptc_compiler::compile(source, roster, limits)?);
+        let compiled = Arc::new(ptc_compiler::compile_with_clock(
+            source,
+            roster,
+            limits,
+            &[],
+            clock,
+        )?);
         self.lock().entries.put(key, Arc::clone(&compiled));
         Ok(compiled)
     }
@@ -150,24 +157,36 @@ mod tests {
         let read = Roster::new().tool("Read");
         let grep = Roster::new().tool("Grep");
         let limits = Limits::default();
-        let a = cache.get_or_compile("(Read)", &read, &limits).unwrap();
+        let a = cache
+            .get_or_compile("(Read)", &read, &limits, None)
+            .unwrap();
         // Another roster: the same source is rejected there (unknown operator), not served.
-        assert!(cache.get_or_compile("(Read)", &grep, &limits).is_err());
+        assert!(
+            cache
+                .get_or_compile("(Read)", &grep, &limits, None)
+                .is_err()
+        );
         let tight = Limits {
             steps: 10,
             ..Limits::default()
         };
-        let b = cache.get_or_compile("(Read)", &read, &tight).unwrap();
+        let b = cache.get_or_compile("(Read)", &read, &tight, None).unwrap();
         assert!(!Arc::ptr_eq(&a, &b));
         assert_eq!(cache.stats().len, 2);
         // A third entry evicts the least recently used (`a`).
-        cache.get_or_compile("(+ 1 2)", &read, &limits).unwrap();
+        cache
+            .get_or_compile("(+ 1 2)", &read, &limits, None)
+            .unwrap();
         assert_eq!(cache.stats().len, 2);
-        let again = cache.get_or_compile("(Read)", &read, &limits).unwrap();
+        let again = cache
+            .get_or_compile("(Read)", &read, &limits, None)
+            .unwrap();
         assert!(!Arc::ptr_eq(&a, &again));
         let stats = cache.stats();
         assert_eq!((stats.hits, stats.misses), (0, 5));
-        let hit = cache.get_or_compile("(Read)", &read, &limits).unwrap();
+        let hit = cache
+            .get_or_compile("(Read)", &read, &limits, None)
+            .unwrap();
         assert!(Arc::ptr_eq(&again, &hit));
         assert_eq!(cache.stats().hits, 1);
     }

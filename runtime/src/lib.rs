@@ -52,6 +52,7 @@ mod arg_plan;
 pub mod args;
 pub mod audit;
 pub mod cache;
+mod call_result;
 pub mod cancel;
 pub mod context;
 pub mod contract;
@@ -76,9 +77,10 @@ pub use cancel::CancelToken;
 pub use context::{RunData, ToolFilter};
 pub use convert::ConvertError;
 pub use dispatch::Isolation;
-pub use driver::{InputsError, RunOptions, Runner, expression_of, fresh_id, run};
+pub use driver::{InputsError, RunOptions, Runner, fresh_id, run};
 pub use envelope::{
     CallRequest, Envelope, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure,
+    expression_of,
 };
 pub use errors::{Budget, DialectErrorKind, ErrorKind};
 pub use journal::{FileJournal, JournalRecord, JournalState, JournalStore};

@@ -6,7 +6,7 @@
 //! sees the real status in one run. Cases marked `xfail` that still fail are counted, not
 //! reported as failures.
 
-use ptc_compiler::{Roster, compile};
+use ptc_compiler::{Roster, compile_with_clock};
 use ptc_runtime::{Registry, ToolContract, ToolRequestCtx, ToolResult};
 use ptc_spec::{Behaviour, Case, conformance_dir, load_corpus};
 use ptc_vm::print::{Style, to_string};
@@ -159,7 +159,17 @@ fn run(case: &Case) -> Result<Run, String> {
     let limits = case.limits()?;
     let behaviours = case.behaviours()?;
     let registry = schema_registry(case)?;
-    let compiled = match compile(&case.script, &roster(case), &limits) {
+    // The harness is the host: one clock, started here, times compilation and the run.
+    let started = std::time::Instant::now();
+    let clock: std::sync::Arc<dyn ptc_vm::Clock> = std::sync::Arc::new(move || started.elapsed());
+    let seconds = ptc_vm::clock::budget(limits.seconds);
+    let compiled = match compile_with_clock(
+        &case.script,
+        &roster(case),
+        &limits,
+        &[],
+        Some(std::sync::Arc::clone(&clock)),
+    ) {
         Ok(compiled) => compiled,
         Err(diagnostics) => {
             // Prefer the diagnostic matching the expectation, else report the first.
@@ -191,10 +201,26 @@ fn run(case: &Case) -> Result<Run, String> {
     };
     let direct = Some(compiled.direct.clone());
     let mut machine = Machine::new(compiled.program, limits);
+    machine.set_clock(std::sync::Arc::clone(&clock));
     let mut calls = Vec::new();
     let mut step = machine.step();
     for _ in 0..MAX_EVENTS {
         step = match step {
+            // The whole-run budget is the driver's, checked between slices.
+            Step::Pause if seconds.is_some_and(|at| clock.elapsed() >= at) => {
+                return Ok(Run {
+                    outcome: Outcome::Error {
+                        kind: "time".to_owned(),
+                        message: format!(
+                            "Script exceeded its time budget of {} seconds after {} steps",
+                            limits.seconds.unwrap_or_default(),
+                            machine.stats().fuel_used
+                        ),
+                    },
+                    calls,
+                    direct,
+                });
+            }
             Step::Pause => machine.step(),
             Step::Done(value) => {
                 let printed = to_string(&value, Style::Prin1, machine.symbols());

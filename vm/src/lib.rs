@@ -26,6 +26,8 @@
 )]
 
 #[forbid(unsafe_code)]
+pub mod clock;
+#[forbid(unsafe_code)]
 pub mod disasm;
 pub mod display_width; // forbids `unsafe` itself
 #[forbid(unsafe_code)]
@@ -62,6 +64,7 @@ pub mod value;
 #[forbid(unsafe_code)]
 mod verify;
 
+pub use clock::Clock;
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;
 pub use machine::Machine;

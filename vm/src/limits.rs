@@ -26,11 +26,13 @@ pub struct Limits {
     pub steps: u64,
     /// Fuel units per slice; after a slice the machine returns a pause.
     pub slice_steps: u64,
-    /// Wall-clock bound of one slice in seconds; `None` disables the clock check.
+    /// Wall-clock bound of one slice in seconds, by the host's [`Clock`](crate::Clock)
+    /// (`Machine::set_clock`); `None` disables the clock check.
     pub slice_seconds: Option<f64>,
-    /// Whole-envelope wall clock in seconds, tool time included: checked by the machine when
-    /// a slice begins and by the runtime's envelope while nested calls run, which cancels
-    /// them when it fires (kind `time`).
+    /// Whole-envelope wall clock in seconds since the run started, compilation and tool time
+    /// included, by the host's clock: enforced in one place, the runtime's envelope, before
+    /// every slice and while nested calls run, which it cancels when it fires (kind `time`);
+    /// the compiler's deadline is the same budget from the same start.
     pub seconds: Option<f64>,
     /// Nested tool calls; a parallel batch counts its size (kind `tool-call`).
     pub tool_calls: u64,

@@ -52,6 +52,8 @@ pub(super) fn start_run(
         .get("id")
         .and_then(Json::as_str)
         .map_or_else(ptc_runtime::fresh_id, str::to_owned);
+    // The run's clock: the envelope reads none; it is told durations since `started`.
+    let started = Instant::now();
     let config = EnvelopeConfig {
         registry,
         limits: limits.into(),
@@ -60,15 +62,16 @@ pub(super) fn start_run(
             ask_permission: false,
             ..EnvelopeOptions::default()
         },
+        clock: Some(Arc::new(move || started.elapsed())),
     };
     let envelope = match &shared.cache {
-        Some(cache) => Envelope::compile_cached(config, &source, cache, Instant::now()),
-        None => Envelope::compile(config, &source, Instant::now()),
+        Some(cache) => Envelope::compile_cached(config, &source, cache, started.elapsed()),
+        None => Envelope::compile(config, &source, started.elapsed()),
     };
     let shared = shared.clone();
     let id = id.clone();
     Ok(async move {
-        let outcome = drive(&shared, &id, envelope, &cancel).await;
+        let outcome = drive(&shared, &id, envelope, &cancel, started).await;
         if let Ok(mut runs) = shared.runs.lock() {
             runs.remove(&key);
         }
@@ -82,6 +85,7 @@ async fn drive(
     run: &RpcId,
     mut envelope: Envelope,
     cancel: &CancelToken,
+    started: Instant,
 ) -> ptc_runtime::Outcome {
     let (answers_tx, mut answers) = mpsc::unbounded_channel::<(String, Answer)>();
     // Our JSON-RPC id for each call the host holds.
@@ -90,7 +94,7 @@ async fn drive(
         if cancel.is_cancelled() {
             envelope.cancel();
         }
-        match envelope.poll(Instant::now()) {
+        match envelope.poll(started.elapsed()) {
             Event::Settled(outcome) => {
                 forget(shared, held.values());
                 return *outcome;
@@ -137,7 +141,10 @@ async fn drive(
             Event::Waiting { deadline } => {
                 let sleep = async move {
                     match deadline {
-                        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+                        Some(deadline) => {
+                            let at = started.checked_add(deadline).unwrap_or(started);
+                            tokio::time::sleep_until(at.into()).await;
+                        }
                         None => std::future::pending().await,
                     }
                 };
@@ -146,7 +153,8 @@ async fn drive(
                     () = cancel.cancelled() => envelope.cancel(),
                     Some((call, answer)) = answers.recv() => {
                         held.remove(&call);
-                        if let Err(error) = feed(&mut envelope, &call, answer) {
+                        let now = started.elapsed();
+                        if let Err(error) = feed(&mut envelope, now, &call, answer) {
                             log_line!("ptc serve: answer for {call} ignored: {error}");
                         }
                     }
@@ -170,11 +178,12 @@ fn forget<'a>(shared: &Shared, requests: impl IntoIterator<Item = &'a u64>) {
 /// Feeds the host's answer for `call`.
 fn feed(
     envelope: &mut Envelope,
+    now: std::time::Duration,
     call: &str,
     answer: Answer,
 ) -> Result<(), ptc_runtime::EnvelopeError> {
     match answer {
-        Answer::Error(message) => envelope.fail(call, Failure::Host(message)),
+        Answer::Error(message) => envelope.fail(now, call, Failure::Host(message)),
         Answer::Result(Json::Object(object))
             if object.len() == 1 && object.get("denied").is_some_and(Json::is_string) =>
         {
@@ -184,7 +193,7 @@ fn feed(
                 .unwrap_or_default();
             envelope.deny(call, reason)
         }
-        Answer::Result(value) => envelope.complete(call, tool_result(value)),
+        Answer::Result(value) => envelope.complete(now, call, tool_result(value)),
     }
 }
 

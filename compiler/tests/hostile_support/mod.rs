@@ -13,7 +13,7 @@
 
 #![allow(dead_code)]
 
-use ptc_compiler::{Roster, compile};
+use ptc_compiler::Roster;
 use ptc_vm::print::{self, Style};
 use ptc_vm::{Limits, Machine, Program, Stats, Step, ToolRequest, Value};
 use std::sync::Arc;
@@ -114,11 +114,21 @@ pub const RUN_STACK: usize = 256 * 1024;
 
 type Compiled = Result<Arc<Program>, Report>;
 
+/// Compiles under the `seconds` budget by a clock started now (the harness is the host).
+fn compile_timed(
+    source: &str,
+    limits: &Limits,
+) -> Result<ptc_compiler::Compiled, Vec<ptc_compiler::Diagnostic>> {
+    let started = std::time::Instant::now();
+    let clock: Arc<dyn ptc_vm::Clock> = Arc::new(move || started.elapsed());
+    ptc_compiler::compile_with_clock(source, &roster(), limits, &[], Some(clock))
+}
+
 fn compile_on_big_stack(source: &str, limits: Limits) -> Compiled {
     let source = source.to_owned();
     let handle = std::thread::Builder::new()
         .stack_size(COMPILE_STACK)
-        .spawn(move || match compile(&source, &roster(), &limits) {
+        .spawn(move || match compile_timed(&source, &limits) {
             Ok(compiled) => Ok(compiled.program),
             Err(diagnostics) => {
                 let first = diagnostics

@@ -33,6 +33,7 @@
 //! per-run [`RunOptions`] and [`fresh_id`]; `held` the calls a run holds (being decided,
 //! running); `in_flight` the container of the calls' futures.
 
+mod clock;
 mod held;
 mod in_flight;
 mod options;
@@ -56,7 +57,7 @@ use ptc_vm::{Limits, Program};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::Duration;
 
 /// Runs scripts against one registry with one policy, budget set and journal.
 /// Cheap to share; every run is independent.
@@ -172,6 +173,7 @@ impl Runner {
             registry: self.registry.clone(),
             limits,
             id: options.id.clone().unwrap_or_else(options::fresh_shared_id),
+            clock: Some(clock::shared()),
             options: EnvelopeOptions {
                 // Allowing everything needs no permission round: the calls go straight to
                 // dispatch (no policy future, no second copy of each request).
@@ -216,7 +218,8 @@ impl Runner {
         tools: Option<&ToolFilter>,
     ) -> Result<Script, ptc_compiler::Diagnostics> {
         let roster = self.registry.roster_cow(tools);
-        match ptc_compiler::compile_with_inputs(source, &roster, &self.limits, inputs) {
+        let clock = Some(clock::shared());
+        match ptc_compiler::compile_with_clock(source, &roster, &self.limits, inputs, clock) {
             Ok(compiled) => Ok(Script::new(
                 source,
                 compiled,
@@ -242,7 +245,7 @@ impl Runner {
         options: RunOptions,
     ) -> impl Future<Output = Outcome> + Send + '_ {
         let config = self.config(&options);
-        let now = Instant::now();
+        let now = clock::now();
         let envelope = if self.registry.fingerprint_for(options.tools.as_ref()) == script.roster() {
             let compiled = script.compiled();
             let mut envelope = Envelope::start(
@@ -268,7 +271,7 @@ impl Runner {
     /// runs. The keys of [`RunOptions::inputs`], if any, are declared as the inputs.
     pub async fn run(&self, script: &str, options: RunOptions) -> Outcome {
         let config = self.config(&options);
-        let now = Instant::now();
+        let now = clock::now();
         let envelope = if options.inputs.is_none() && options.tools.is_none() {
             Envelope::compile(config, script, now)
         } else {
@@ -278,8 +281,13 @@ impl Runner {
                 .iter()
                 .flat_map(|inputs| inputs.keys().map(String::as_str))
                 .collect();
-            let compiled =
-                ptc_compiler::compile_with_inputs(script, &roster, &config.limits, &names);
+            let compiled = ptc_compiler::compile_with_clock(
+                script,
+                &roster,
+                &config.limits,
+                &names,
+                config.clock.clone(),
+            );
             let inputs = compiled.as_ref().map(|c| c.inputs.clone()).ok();
             let mut envelope = Envelope::from_compiled(config, compiled, script, now);
             if let (Some(declared), Some(values)) = (inputs, &options.inputs) {
@@ -298,11 +306,11 @@ impl Runner {
         arguments: &serde_json::Value,
         options: RunOptions,
     ) -> Outcome {
-        match expression_of(arguments) {
+        match crate::envelope::expression_of(arguments) {
             Ok(script) => self.run(script, options).await,
             Err(_) => {
                 let envelope =
-                    Envelope::from_tool_call(self.config(&options), arguments, Instant::now());
+                    Envelope::from_tool_call(self.config(&options), arguments, clock::now());
                 self.drive(envelope, options).await
             }
         }
@@ -318,13 +326,8 @@ impl Runner {
         script: &str,
         options: RunOptions,
     ) -> impl Future<Output = Outcome> + Send + '_ {
-        let envelope = Envelope::start(
-            self.config(&options),
-            program,
-            direct,
-            script,
-            Instant::now(),
-        );
+        let envelope =
+            Envelope::start(self.config(&options), program, direct, script, clock::now());
         self.drive(envelope, options)
     }
 
@@ -438,7 +441,7 @@ impl Runner {
         {
             envelope.cancel();
         }
-        let event = envelope.poll(Instant::now());
+        let event = envelope.poll(clock::now());
         report(envelope, progress);
         match event {
             Event::Settled(outcome) => return Next::Settled(outcome),
@@ -511,7 +514,7 @@ enum Next {
     /// Write this record, then acknowledge it.
     Journal(Box<crate::journal::JournalRecord>),
     /// Wait for a call, a decision, the host's cancellation or the deadline.
-    Wait(Option<Instant>),
+    Wait(Option<Duration>),
     /// The run is over.
     Settled(Box<Outcome>),
 }
@@ -556,7 +559,7 @@ struct Rare {
 impl RunState {
     /// Polls what a wait races, in order: the host's cancellation, a pending permission
     /// decision, a call's end, then the deadline (only when nothing else is ready).
-    fn poll_wait(&mut self, cx: &mut Context<'_>, deadline: Option<Instant>) -> Poll<Woke> {
+    fn poll_wait(&mut self, cx: &mut Context<'_>, deadline: Option<Duration>) -> Poll<Woke> {
         if let Some(rare) = self.rare.as_deref_mut()
             && let Some(token) = &rare.cancel
         {
@@ -575,7 +578,9 @@ impl RunState {
         if let Poll::Ready(Some((call, end))) = self.calls.running.poll_next(cx) {
             return Poll::Ready(Woke::Ended(call, end));
         }
-        let Some(deadline) = deadline.map(tokio::time::Instant::from_std) else {
+        let Some(deadline) =
+            deadline.map(|deadline| tokio::time::Instant::from_std(clock::instant_of(deadline)))
+        else {
             return Poll::Pending;
         };
         let timer = self
@@ -593,7 +598,7 @@ impl RunState {
         match woke {
             Woke::Cancelled => envelope.cancel(),
             Woke::Decision(id, decision) => {
-                envelope.advance(Instant::now());
+                envelope.advance(clock::now());
                 // A decision for a call the envelope abandoned is refused; fine.
                 let _ = match decision {
                     Decision::Allow => envelope.allow(&id),
@@ -631,11 +636,13 @@ fn end_call(
     end: ChildEnd,
     progress: Option<&Arc<dyn ProgressSink>>,
 ) {
-    envelope.advance(Instant::now());
-    // An answer for a call that timed out meanwhile is refused.
+    let now = clock::now();
+    envelope.advance(now);
+    // An answer for a call that timed out meanwhile, or that arrives after its deadline,
+    // is refused (as its timeout).
     let _ = match end {
-        ChildEnd::Finished(result) => envelope.complete_at(call, result),
-        ChildEnd::Failed(failure) => envelope.fail_at(call, failure),
+        ChildEnd::Finished(result) => envelope.complete_at(now, call, result),
+        ChildEnd::Failed(failure) => envelope.fail_at(now, call, failure),
         ChildEnd::Cancelled => Ok(()),
     };
     report(envelope, progress);
@@ -652,41 +659,6 @@ fn report(envelope: &mut Envelope, sink: Option<&Arc<dyn ProgressSink>>) {
         for snapshot in envelope.take_progress() {
             sink.progress(&snapshot);
         }
-    }
-}
-
-/// The script of a raw ToolCall argument object, or why the object is malformed.
-///
-/// # Errors
-/// A message naming the expected shape `{"expression": "<script>"}`.
-pub fn expression_of(arguments: &serde_json::Value) -> Result<&str, String> {
-    const EXPECTED: &str = "ToolCall expects {\"expression\": \"<script>\"}";
-    let Some(object) = arguments.as_object() else {
-        return Err(format!("{EXPECTED}, not a JSON {}", json_type(arguments)));
-    };
-    if let Some(key) = object.keys().find(|k| k.as_str() != "expression") {
-        return Err(format!(
-            "ToolCall has no argument `{key}'; it accepts: expression"
-        ));
-    }
-    match object.get("expression") {
-        None => Err(format!("{EXPECTED}: the expression is missing")),
-        Some(serde_json::Value::String(script)) => Ok(script),
-        Some(other) => Err(format!(
-            "{EXPECTED}: the expression must be a string, not a JSON {}",
-            json_type(other)
-        )),
-    }
-}
-
-fn json_type(value: &serde_json::Value) -> &'static str {
-    match value {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "boolean",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::String(_) => "string",
-        serde_json::Value::Array(_) => "array",
-        serde_json::Value::Object(_) => "object",
     }
 }
 

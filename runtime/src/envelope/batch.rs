@@ -8,7 +8,7 @@
 use ptc_vm::Value;
 use serde_json::Value as Json;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 /// Where one call stands in the envelope's own bookkeeping.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +20,7 @@ pub(super) enum CallState {
     /// Allowed; not yet handed to the host in a [`Event::Dispatch`](super::Event::Dispatch).
     Allowed,
     /// Dispatched; no answer yet.
-    Running { deadline: Option<Instant> },
+    Running { deadline: Option<Duration> },
     /// Ended one way or another (the audit record says how).
     Ended,
 }

@@ -9,13 +9,13 @@
 use super::batch::{Held, Slot, Slots};
 use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
 use crate::audit::{self, AuditRecord, Status};
-use crate::dispatch::{settle_owned, settle_result};
+use crate::call_result::{settle_owned, settle_result};
 use crate::tool::ToolResult;
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
 use serde_json::Value as Json;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The fewest calls the audit grows by after a run's first suspension: a script that makes
 /// a second call usually makes a few (the agent script of issue 19 makes five in three
@@ -127,7 +127,7 @@ impl Envelope {
         call: usize,
         position: usize,
         arguments: Arc<Json>,
-        deadline: Option<Instant>,
+        deadline: Option<Duration>,
     ) -> Option<CallRequest> {
         let record = self.calls.get(call)?;
         Some(CallRequest {
@@ -174,6 +174,9 @@ impl Envelope {
                 CallState::Running { deadline } => deadline,
                 _ => None,
             })
+            .min()
+            .map(|d| self.host_time(super::nanos(d)))
+            .into_iter()
             .chain(self.deadline())
             .min();
         self.phase = Phase::Calls(batch);
@@ -306,6 +309,7 @@ impl Envelope {
             return None;
         };
         slot.state = CallState::Running { deadline };
+        let deadline = deadline.map(|d| self.host_time(super::nanos(d)));
         Some((
             position,
             call,
@@ -572,24 +576,70 @@ impl Envelope {
     }
 
     /// Feeds call `id`'s result (the host's `CallToolResult`; `is_error` results are
-    /// guest `(:error ...)` values).
+    /// guest `(:error ...)` values), which arrived at `now` (since the run started).
+    ///
+    /// An answer that arrives after the call's deadline ([`CallRequest::deadline`]) is
+    /// refused as that call's timeout, exactly as if a poll had come first: the call ends
+    /// with the timeout error and the answer is dropped (`Ok`: the host did nothing
+    /// wrong). One that arrives after the envelope's deadline is dropped too, and the next
+    /// poll times the envelope out.
     ///
     /// # Errors
     /// [`EnvelopeError`] when the id is unknown, the call is not running (never
     /// dispatched, already answered, timed out or cancelled), or the envelope settled.
-    pub fn complete(&mut self, id: &str, result: ToolResult) -> Result<(), EnvelopeError> {
+    pub fn complete(
+        &mut self,
+        now: Duration,
+        id: &str,
+        result: ToolResult,
+    ) -> Result<(), EnvelopeError> {
         let call = self.expect(id, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        if self.late(now, call) {
+            return Ok(());
+        }
         self.complete_running(call, result)
     }
 
     /// [`Envelope::complete`] for the call at index `call` (the driver's path).
     pub(crate) fn complete_at(
         &mut self,
+        now: Duration,
         call: usize,
         result: ToolResult,
     ) -> Result<(), EnvelopeError> {
         let call = self.expect_at(call, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        if self.late(now, call) {
+            return Ok(());
+        }
         self.complete_running(call, result)
+    }
+
+    /// Advances the clock to `now`; whether the answer of running call `call` comes too
+    /// late. Past the envelope's deadline the call is left for the next poll's time-out of
+    /// the whole envelope; past the call's own deadline it ends here as timed out (the
+    /// ending a poll at `now` would have given it).
+    fn late(&mut self, now: Duration, call: usize) -> bool {
+        self.advance(now);
+        if self.past_deadline() {
+            return true;
+        }
+        let now = self.now();
+        let due = matches!(
+            self.state_of(call),
+            CallState::Running { deadline: Some(deadline) } if now >= deadline
+        );
+        if !due {
+            return false;
+        }
+        let Some(mut batch) = self.take_batch() else {
+            return false;
+        };
+        let ms = self.limits().tool_timeout_ms.unwrap_or_default();
+        let message = format!("Error: {} timed out after {ms} ms", self.tool_of(call));
+        let position = call - batch.first();
+        self.end_with_error(&mut batch, position, message);
+        self.phase = Phase::Calls(batch);
+        true
     }
 
     /// The running call `call` answered `result`.
@@ -633,16 +683,30 @@ impl Envelope {
     /// result): the guest gets `(:error "Error: ...")`. A panic's text never reaches the
     /// guest.
     ///
+    /// A failure that arrives late is refused as the call's timeout, as in
+    /// [`Envelope::complete`].
+    ///
     /// # Errors
     /// As [`Envelope::complete`].
-    pub fn fail(&mut self, id: &str, failure: Failure) -> Result<(), EnvelopeError> {
+    pub fn fail(&mut self, now: Duration, id: &str, failure: Failure) -> Result<(), EnvelopeError> {
         let call = self.expect(id, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        if self.late(now, call) {
+            return Ok(());
+        }
         self.fail_running(call, failure)
     }
 
     /// [`Envelope::fail`] for the call at index `call` (the driver's path).
-    pub(crate) fn fail_at(&mut self, call: usize, failure: Failure) -> Result<(), EnvelopeError> {
+    pub(crate) fn fail_at(
+        &mut self,
+        now: Duration,
+        call: usize,
+        failure: Failure,
+    ) -> Result<(), EnvelopeError> {
         let call = self.expect_at(call, "a result", |s| matches!(s, CallState::Running { .. }))?;
+        if self.late(now, call) {
+            return Ok(());
+        }
         self.fail_running(call, failure)
     }
 
@@ -674,10 +738,11 @@ impl Envelope {
         )
     }
 
-    /// The earliest instant at which [`Envelope::poll`] has something new to say without
-    /// any answer arriving: a per-call timeout or the envelope's deadline.
+    /// The earliest time (since the run started) at which [`Envelope::poll`] has something
+    /// new to say without any answer arriving: a per-call timeout or the envelope's
+    /// deadline.
     #[must_use]
-    pub fn next_deadline(&self) -> Option<Instant> {
+    pub fn next_deadline(&self) -> Option<Duration> {
         let slots = match &self.phase {
             Phase::Calls(batch) => &*batch.slots,
             _ => &[],
@@ -688,6 +753,9 @@ impl Envelope {
                 CallState::Running { deadline } => deadline,
                 _ => None,
             })
+            .min()
+            .map(|d| self.host_time(super::nanos(d)))
+            .into_iter()
             .chain(self.deadline())
             .min()
     }

@@ -17,7 +17,15 @@
 //! | [`Event::Waiting`] | waits for an answer, its own cancellation or the deadline | whatever came |
 //! | [`Event::Settled`] | returns the [`Outcome`] | nothing more |
 //!
-//! Every `poll` takes the caller's monotonic `now`; the envelope reads no clock. It owns
+//! Every constructor, `poll` and answer takes the caller's `now`: a [`Duration`] on the
+//! host's monotonic clock, since an origin of the host's choosing (the run's start, the
+//! process's); the deadlines the envelope reports are on that clock too. The envelope reads
+//! no clock. A host that can read its clock at any moment also hands it over as a
+//! [`ptc_vm::Clock`]
+//! ([`EnvelopeConfig::clock`]) so that compilation stops at `seconds` and a fuel slice at
+//! `slice-seconds` between two polls; without one they are bounded by their budgets of
+//! work alone. `seconds` is enforced here and only here: before every slice, while calls
+//! are out, and when an answer arrives. It owns
 //! argument conversion and schema validation, the permission decision point, the
 //! `ENVELOPE/N` ids, batches and source order, bounded parallelism, direct vs composed
 //! results, the audit and its bounds, notes, the result cap, journal record timing, progress
@@ -50,15 +58,19 @@
 //! use std::sync::Arc;
 //! use std::time::Instant;
 //!
+//! // The host's clock: the envelope reads none; every time it is given is a `Duration`
+//! // since an origin of the host's (a native host measures it from an `Instant`, a
+//! // browser from `performance.now()`).
+//! let started = Instant::now();
 //! let mut registry = Registry::new();
 //! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
 //! registry.declare(ToolContract::new("Weather", "Gives the weather.", schema)).unwrap();
 //! let script = r#"(mapcar (lambda (r) (plist-get r :temp))
 //!                         (parallel (Weather :city "Oslo") (Weather :city "Rome")))"#;
 //! let config = EnvelopeConfig::new(Arc::new(registry), ptc_vm::Limits::default(), "toolu_1");
-//! let mut envelope = Envelope::compile(config, script, Instant::now());
+//! let mut envelope = Envelope::compile(config, script, started.elapsed());
 //! let outcome = loop {
-//!     match envelope.poll(Instant::now()) {
+//!     match envelope.poll(started.elapsed()) {
 //!         Event::Permission(calls) => {
 //!             for call in calls {
 //!                 envelope.allow(&call.id).unwrap();
@@ -68,7 +80,7 @@
 //!             for call in calls {
 //!                 let temp = if call.arguments["city"] == "Rome" { 24 } else { 11 };
 //!                 let result = ToolResult::json(json!({"temp": temp}));
-//!                 envelope.complete(&call.id, result).unwrap();
+//!                 envelope.complete(started.elapsed(), &call.id, result).unwrap();
 //!             }
 //!         }
 //!         Event::Journal(_record) => envelope.journal_written(true).unwrap(),
@@ -83,7 +95,7 @@
 //! assert_eq!(&*outcome.calls[1].id, "toolu_1/2");
 //! assert_eq!(outcome.calls[1].batch, Some(1));
 //! // The envelope has settled: a late answer is a typed error, not a changed audit.
-//! assert!(envelope.complete("toolu_1/1", ToolResult::text("late")).is_err());
+//! assert!(envelope.complete(started.elapsed(), "toolu_1/1", ToolResult::text("late")).is_err());
 //! ```
 
 mod batch;
@@ -91,7 +103,9 @@ mod calls;
 mod settle;
 mod types;
 
-pub use types::{CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure};
+pub use types::{
+    CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure, expression_of,
+};
 
 use batch::{Batch, CallState};
 
@@ -104,7 +118,7 @@ use ptc_vm::{Limits, Machine, Program, Step};
 use serde_json::Value as Json;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Debug)]
 enum Phase {
@@ -164,13 +178,16 @@ pub struct Envelope {
     /// The next `parallel` batch's number (u32: a run makes far fewer batches than its
     /// calls budget allows, and the envelope stays small).
     next_batch: u32,
-    started: Instant,
+    /// The host's time when the envelope started, in nanoseconds since the host's origin.
+    started_ns: u64,
     /// [`REFUSED_UNTIMED`], [`UNREPORTED`], [`HAND_OVER`], [`PULL_DISPATCHES`]: bits, so
     /// that the envelope's small fields share one word.
     flags: u8,
-    /// The caller's latest time, in nanoseconds since `started` ([`Envelope::now`]).
+    /// The caller's latest time, in nanoseconds since the envelope started
+    /// ([`Envelope::now`]).
     elapsed_ns: u64,
-    /// The wall-clock bound, in nanoseconds since `started` (at most `u64::MAX - 1`);
+    /// The wall-clock bound, in nanoseconds since the envelope started (at most
+    /// `u64::MAX - 1`);
     /// `u64::MAX` when there is none (no `seconds`, or a refused envelope).
     deadline_ns: u64,
 }
@@ -196,17 +213,17 @@ impl Envelope {
         program: Arc<Program>,
         direct: Option<String>,
         script: &str,
-        now: Instant,
+        now: Duration,
     ) -> Envelope {
         let EnvelopeConfig {
             registry,
             limits,
             id,
             options,
+            clock,
         } = config;
-        let deadline_ns = deadline_after(&limits, now).map_or(u64::MAX, |deadline| {
-            nanos_since(now, deadline).min(u64::MAX - 1)
-        });
+        let deadline_ns =
+            deadline_of(&limits).map_or(u64::MAX, |deadline| nanos(deadline).min(u64::MAX - 1));
         let phase = if options.journal {
             Phase::StartRecord
         } else {
@@ -219,9 +236,13 @@ impl Envelope {
                 ..Cold::default()
             })
         });
+        let mut machine = Machine::new(program, Arc::clone(&limits));
+        if let Some(clock) = clock {
+            machine.set_clock(clock);
+        }
         Envelope {
             id,
-            machine: Some(Machine::new(program, Arc::clone(&limits))),
+            machine: Some(machine),
             registry,
             limits,
             options,
@@ -230,7 +251,7 @@ impl Envelope {
             cold,
             calls: Vec::new(),
             next_batch: 1,
-            started: now,
+            started_ns: nanos(now),
             flags: 0,
             elapsed_ns: 0,
             deadline_ns,
@@ -241,9 +262,14 @@ impl Envelope {
     /// diagnostics settle at once as `script-error` with every message (the first
     /// diagnostic's kind is the error kind); nothing runs and no journal record is written.
     #[must_use]
-    pub fn compile(config: EnvelopeConfig, script: &str, now: Instant) -> Envelope {
-        let compiled =
-            ptc_compiler::compile(script, config.registry.whole_roster(), &config.limits);
+    pub fn compile(config: EnvelopeConfig, script: &str, now: Duration) -> Envelope {
+        let compiled = ptc_compiler::compile_with_clock(
+            script,
+            config.registry.whole_roster(),
+            &config.limits,
+            &[],
+            config.clock.clone(),
+        );
         Envelope::from_compiled(config, compiled, script, now)
     }
 
@@ -253,7 +279,7 @@ impl Envelope {
         config: EnvelopeConfig,
         compiled: Result<ptc_compiler::Compiled, Vec<ptc_compiler::Diagnostic>>,
         script: &str,
-        now: Instant,
+        now: Duration,
     ) -> Envelope {
         match compiled {
             Ok(compiled) => Envelope::start(config, compiled.program, compiled.direct, script, now),
@@ -268,9 +294,15 @@ impl Envelope {
         config: EnvelopeConfig,
         script: &str,
         cache: &crate::cache::ProgramCache,
-        now: Instant,
+        now: Duration,
     ) -> Envelope {
-        match cache.get_or_compile(script, config.registry.whole_roster(), &config.limits) {
+        let compiled = cache.get_or_compile(
+            script,
+            config.registry.whole_roster(),
+            &config.limits,
+            config.clock.clone(),
+        );
+        match compiled {
             Ok(compiled) => Envelope::start(
                 config,
                 Arc::clone(&compiled.program),
@@ -285,7 +317,7 @@ impl Envelope {
     /// Settled at once as `script-error` with every diagnostic's message.
     fn rejected(
         config: EnvelopeConfig,
-        now: Instant,
+        now: Duration,
         diagnostics: &[ptc_compiler::Diagnostic],
     ) -> Envelope {
         let kind = diagnostics.first().map_or(
@@ -304,8 +336,8 @@ impl Envelope {
     /// `{"expression": "..."}`; any other shape settles at once as `script-error` (kind
     /// `arguments`).
     #[must_use]
-    pub fn from_tool_call(config: EnvelopeConfig, arguments: &Json, now: Instant) -> Envelope {
-        match crate::driver::expression_of(arguments) {
+    pub fn from_tool_call(config: EnvelopeConfig, arguments: &Json, now: Duration) -> Envelope {
+        match expression_of(arguments) {
             Ok(script) => Envelope::compile(config, script, now),
             Err(message) => Envelope::refused(config, now, crate::ErrorKind::Arguments, &message),
         }
@@ -314,7 +346,7 @@ impl Envelope {
     /// An envelope that settled before running.
     pub(crate) fn refused(
         config: EnvelopeConfig,
-        now: Instant,
+        now: Duration,
         kind: crate::ErrorKind,
         message: &str,
     ) -> Envelope {
@@ -323,6 +355,7 @@ impl Envelope {
             limits,
             id,
             options,
+            clock: _,
         } = config;
         let outcome = settle::refused_outcome(&id, kind, message);
         Envelope {
@@ -336,7 +369,7 @@ impl Envelope {
             cold: None,
             calls: Vec::new(),
             next_batch: 1,
-            started: now,
+            started_ns: nanos(now),
             flags: REFUSED_UNTIMED,
             elapsed_ns: 0,
             deadline_ns: u64::MAX,
@@ -392,13 +425,19 @@ impl Envelope {
         self.flags |= PULL_DISPATCHES;
     }
 
-    /// The envelope's wall-clock deadline (`seconds` after start), if any.
+    /// The envelope's wall-clock deadline (`seconds` after it started), if any, on the
+    /// host's clock.
     #[must_use]
-    pub fn deadline(&self) -> Option<Instant> {
+    pub fn deadline(&self) -> Option<Duration> {
         if self.deadline_ns == u64::MAX {
             return None;
         }
-        deadline_after(&self.limits, self.started)
+        Some(self.host_time(self.deadline_ns))
+    }
+
+    /// `ns` since the envelope started, on the host's clock.
+    fn host_time(&self, ns: u64) -> Duration {
+        Duration::from_nanos(self.started_ns.saturating_add(ns))
     }
 
     /// The snapshot of the calls right now (whether or not progress is kept).
@@ -428,20 +467,20 @@ impl Envelope {
         )
     }
 
-    /// Tells the envelope the caller's monotonic time without polling, so that the
-    /// progress timings of an answer fed next are exact ([`Envelope::poll`] does the same).
-    pub fn advance(&mut self, now: Instant) {
-        let elapsed = nanos_since(self.started, now);
+    /// Tells the envelope the caller's time without polling, so that the progress timings
+    /// of an answer fed next are exact ([`Envelope::poll`] and the answering methods do
+    /// the same). A time earlier than one given before is ignored.
+    pub fn advance(&mut self, now: Duration) {
+        let elapsed = nanos(now).saturating_sub(self.started_ns);
         if elapsed > self.elapsed_ns {
             self.elapsed_ns = elapsed;
         }
     }
 
-    /// The caller's latest time (the latest `now` given to [`Envelope::poll`] or
-    /// [`Envelope::advance`], never before the start).
-    fn now(&self) -> Instant {
-        let elapsed = Duration::from_nanos(self.elapsed_ns);
-        self.started.checked_add(elapsed).unwrap_or(self.started)
+    /// The caller's latest time since the envelope started (the latest `now` given to
+    /// [`Envelope::poll`], [`Envelope::advance`] or an answer).
+    fn now(&self) -> Duration {
+        Duration::from_nanos(self.elapsed_ns)
     }
 
     /// Milliseconds since the envelope started, by the caller's clock.
@@ -493,8 +532,8 @@ impl Envelope {
         self.cold.as_ref().map_or("", |cold| cold.script.as_str())
     }
 
-    /// What the envelope needs next, at the caller's monotonic time `now`.
-    pub fn poll(&mut self, now: Instant) -> Event {
+    /// What the envelope needs next, at the caller's time `now`.
+    pub fn poll(&mut self, now: Duration) -> Event {
         self.advance(now);
         if let Some(event) = self.queued() {
             return event;
@@ -704,17 +743,14 @@ impl Envelope {
     }
 }
 
-/// The wall-clock bound of an envelope started at `started` under `limits` (`seconds`).
-fn deadline_after(limits: &Limits, started: Instant) -> Option<Instant> {
-    limits
-        .seconds
-        .and_then(|s| started.checked_add(Duration::try_from_secs_f64(s).ok()?))
+/// The wall-clock bound of an envelope under `limits` (`seconds` since the run started).
+fn deadline_of(limits: &Limits) -> Option<Duration> {
+    ptc_vm::clock::budget(limits.seconds)
 }
 
-/// Nanoseconds from `start` to `then` (0 when `then` is earlier), saturated at `u64::MAX`
-/// (584 years).
-fn nanos_since(start: Instant, then: Instant) -> u64 {
-    u64::try_from(then.saturating_duration_since(start).as_nanos()).unwrap_or(u64::MAX)
+/// `time` in nanoseconds, saturated at `u64::MAX` (584 years).
+fn nanos(time: Duration) -> u64 {
+    u64::try_from(time.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

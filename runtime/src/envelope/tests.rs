@@ -23,18 +23,19 @@ use crate::tool::ToolContract;
 
 const BATCH: &str = r#"(parallel (T :v "a") (T :v "b") (T :v "c"))"#;
 
-fn envelope(script: &str, limits: Limits, options: EnvelopeOptions, now: Instant) -> Envelope {
+fn envelope(script: &str, limits: Limits, options: EnvelopeOptions, now: Duration) -> Envelope {
     let config = EnvelopeConfig {
         registry: registry(),
         limits: limits.into(),
         id: "e".into(),
         options,
+        clock: None,
     };
     Envelope::compile(config, script, now)
 }
 
 /// The next event that is not a pause.
-fn next(envelope: &mut Envelope, now: Instant) -> Event {
+fn next(envelope: &mut Envelope, now: Duration) -> Event {
     loop {
         match envelope.poll(now) {
             Event::Pause => {}
@@ -73,7 +74,7 @@ fn statuses(outcome: &Outcome) -> Vec<Status> {
 }
 
 /// Allows every asked call and returns the dispatched ones.
-fn allow_all(envelope: &mut Envelope, now: Instant) -> Vec<CallRequest> {
+fn allow_all(envelope: &mut Envelope, now: Duration) -> Vec<CallRequest> {
     for call in permission(next(envelope, now)) {
         envelope.allow(&call.id).unwrap();
     }
@@ -82,7 +83,7 @@ fn allow_all(envelope: &mut Envelope, now: Instant) -> Vec<CallRequest> {
 
 #[test]
 fn batch_results_join_in_source_order_whatever_the_answer_order() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let mut env = envelope(BATCH, Limits::default(), EnvelopeOptions::default(), now);
     let calls = allow_all(&mut env, now);
     assert_eq!(ids(&calls), ["e/1", "e/2", "e/3"]);
@@ -91,7 +92,7 @@ fn batch_results_join_in_source_order_whatever_the_answer_order() {
     assert_eq!(*calls[0].arguments, json!({"v": "a"}));
     for call in calls.iter().rev() {
         let v = call.arguments["v"].as_str().unwrap().to_uppercase();
-        env.complete(&call.id, ToolResult::text(v)).unwrap();
+        env.complete(now, &call.id, ToolResult::text(v)).unwrap();
         // One answer short, the batch keeps waiting.
         if call.position > 0 {
             assert!(matches!(next(&mut env, now), Event::Waiting { .. }));
@@ -104,7 +105,7 @@ fn batch_results_join_in_source_order_whatever_the_answer_order() {
     // Settled: polls repeat the outcome, answers are refused.
     assert_eq!(settled(env.poll(now)).text, outcome.text);
     assert_eq!(
-        env.complete("e/1", ToolResult::text("late")),
+        env.complete(now, "e/1", ToolResult::text("late")),
         Err(EnvelopeError::Settled)
     );
 }
@@ -113,7 +114,7 @@ fn batch_results_join_in_source_order_whatever_the_answer_order() {
 /// index, the same requests a host gets, in the same order, under the same bound.
 #[test]
 fn a_driver_takes_the_dispatched_requests_one_by_one() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let limits = Limits {
         parallelism: 2,
         ..Limits::default()
@@ -132,23 +133,26 @@ fn a_driver_takes_the_dispatched_requests_one_by_one() {
     assert_eq!((first, second), (0, 1));
     assert_eq!([first_request, second_request], *expected);
     // Taken, they are running: answers by index are fed as by id.
-    env.complete_at(second, ToolResult::text("2")).unwrap();
+    env.complete_at(now, second, ToolResult::text("2")).unwrap();
     for call in permission(next(&mut env, now)) {
         env.allow(&call.id).unwrap();
     }
     assert!(dispatch(next(&mut env, now)).is_empty());
     let (third, request) = env.next_dispatch().unwrap();
     assert_eq!((third, &*request.id, request.position), (2, "e/3", 2));
-    env.complete_at(third, ToolResult::text("3")).unwrap();
-    assert!(env.complete_at(third, ToolResult::text("again")).is_err());
-    env.complete_at(first, ToolResult::text("1")).unwrap();
+    env.complete_at(now, third, ToolResult::text("3")).unwrap();
+    assert!(
+        env.complete_at(now, third, ToolResult::text("again"))
+            .is_err()
+    );
+    env.complete_at(now, first, ToolResult::text("1")).unwrap();
     assert_eq!(settled(next(&mut env, now)).text, r#"("1" "2" "3")"#);
     assert!(env.next_dispatch().is_none());
 }
 
 #[test]
 fn parallelism_bounds_the_calls_held_by_the_host() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let limits = Limits {
         parallelism: 2,
         ..Limits::default()
@@ -160,17 +164,17 @@ fn parallelism_bounds_the_calls_held_by_the_host() {
         next(&mut env, now),
         Event::Waiting { deadline: Some(_) }
     ));
-    env.complete("e/2", ToolResult::text("2")).unwrap();
+    env.complete(now, "e/2", ToolResult::text("2")).unwrap();
     let third = allow_all(&mut env, now);
     assert_eq!(ids(&third), ["e/3"]);
-    env.complete("e/3", ToolResult::text("3")).unwrap();
-    env.complete("e/1", ToolResult::text("1")).unwrap();
+    env.complete(now, "e/3", ToolResult::text("3")).unwrap();
+    env.complete(now, "e/1", ToolResult::text("1")).unwrap();
     assert_eq!(settled(next(&mut env, now)).text, r#"("1" "2" "3")"#);
 }
 
 #[test]
 fn a_denial_mid_batch_cancels_the_held_siblings_and_settles_denied() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let mut env = envelope(BATCH, Limits::default(), EnvelopeOptions::default(), now);
     let asked = permission(next(&mut env, now));
     env.allow("e/1").unwrap();
@@ -197,7 +201,7 @@ fn a_denial_mid_batch_cancels_the_held_siblings_and_settles_denied() {
     // Late decisions and results change nothing.
     assert_eq!(env.allow("e/3"), Err(EnvelopeError::Settled));
     assert_eq!(
-        env.complete("e/1", ToolResult::text("x")),
+        env.complete(now, "e/1", ToolResult::text("x")),
         Err(EnvelopeError::Settled)
     );
     assert_eq!(statuses(&settled(env.poll(now))), statuses(&outcome));
@@ -205,13 +209,14 @@ fn a_denial_mid_batch_cancels_the_held_siblings_and_settles_denied() {
 
 #[test]
 fn cancellation_names_the_calls_in_flight_and_refuses_their_results() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let mut env = envelope(BATCH, Limits::default(), EnvelopeOptions::default(), now);
     let calls = allow_all(&mut env, now);
-    env.complete(&calls[0].id, ToolResult::text("a")).unwrap();
+    env.complete(now, &calls[0].id, ToolResult::text("a"))
+        .unwrap();
     env.cancel();
     assert_eq!(
-        env.complete(&calls[1].id, ToolResult::text("b")),
+        env.complete(now, &calls[1].id, ToolResult::text("b")),
         Err(EnvelopeError::Settled)
     );
     match next(&mut env, now) {
@@ -230,24 +235,24 @@ fn cancellation_names_the_calls_in_flight_and_refuses_their_results() {
 
 #[test]
 fn unknown_duplicate_and_premature_answers_are_typed_errors() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let mut env = envelope(BATCH, Limits::default(), EnvelopeOptions::default(), now);
     let asked = permission(next(&mut env, now));
     assert_eq!(asked.len(), 3);
     let result = ToolResult::text;
     assert_eq!(
-        env.complete("e/9", result("x")),
+        env.complete(now, "e/9", result("x")),
         Err(EnvelopeError::UnknownCall("e/9".into()))
     );
     assert_eq!(
-        env.complete("other/1", result("x")),
+        env.complete(now, "other/1", result("x")),
         Err(EnvelopeError::UnknownCall("other/1".into()))
     );
     assert_eq!(
-        env.complete("e/0", result("x")),
+        env.complete(now, "e/0", result("x")),
         Err(EnvelopeError::UnknownCall("e/0".into()))
     );
-    let premature = env.complete("e/1", result("x")).unwrap_err();
+    let premature = env.complete(now, "e/1", result("x")).unwrap_err();
     assert_eq!(
         premature.to_string(),
         "call `e/1` is not awaiting a result (it is awaiting permission)"
@@ -258,13 +263,13 @@ fn unknown_duplicate_and_premature_answers_are_typed_errors() {
         Err(EnvelopeError::NotAwaiting { ref state, .. }) if state == "allowed"
     ));
     // Allowed but not yet handed out in a dispatch: still not runnable.
-    assert!(env.complete("e/1", result("x")).is_err());
+    assert!(env.complete(now, "e/1", result("x")).is_err());
     env.allow("e/2").unwrap();
     env.allow("e/3").unwrap();
     assert_eq!(ids(&dispatch(next(&mut env, now))), ["e/1", "e/2", "e/3"]);
-    env.complete("e/1", result("one")).unwrap();
+    env.complete(now, "e/1", result("one")).unwrap();
     assert!(matches!(
-        env.complete("e/1", result("again")),
+        env.complete(now, "e/1", result("again")),
         Err(EnvelopeError::NotAwaiting { ref state, .. }) if state == "success"
     ));
     assert!(env.deny("e/1", "too late").is_err());
@@ -272,9 +277,9 @@ fn unknown_duplicate_and_premature_answers_are_typed_errors() {
         env.journal_written(true),
         Err(EnvelopeError::NoJournalRecord)
     );
-    env.fail("e/2", Failure::Host("pipe closed".into()))
+    env.fail(now, "e/2", Failure::Host("pipe closed".into()))
         .unwrap();
-    env.complete("e/3", result("three")).unwrap();
+    env.complete(now, "e/3", result("three")).unwrap();
     let outcome = settled(next(&mut env, now));
     // The refused answers left no trace: one record per call, each with its one answer.
     assert_eq!(
@@ -289,7 +294,7 @@ fn unknown_duplicate_and_premature_answers_are_typed_errors() {
 
 #[test]
 fn a_panic_text_never_reaches_the_guest() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let mut env = envelope(
         r#"(list (T :v "a"))"#,
         Limits::default(),
@@ -298,6 +303,7 @@ fn a_panic_text_never_reaches_the_guest() {
     );
     let calls = allow_all(&mut env, now);
     env.fail(
+        now,
         &calls[0].id,
         Failure::Panicked("/home/alice/.secret".into()),
     )
@@ -313,7 +319,7 @@ fn a_panic_text_never_reaches_the_guest() {
 
 #[test]
 fn a_call_times_out_by_the_callers_clock_and_its_late_result_is_refused() {
-    let t0 = Instant::now();
+    let t0 = Duration::from_secs(7);
     let limits = Limits {
         tool_timeout_ms: Some(100),
         ..Limits::default()
@@ -336,7 +342,7 @@ fn a_call_times_out_by_the_callers_clock_and_its_late_result_is_refused() {
         other => panic!("expected a cancel, got {other:?}"),
     }
     assert!(matches!(
-        env.complete("e/1", ToolResult::text("late")),
+        env.complete(due, "e/1", ToolResult::text("late")),
         Err(EnvelopeError::NotAwaiting { ref state, .. }) if state == "error"
     ));
     let outcome = settled(next(&mut env, due));
@@ -348,8 +354,77 @@ fn a_call_times_out_by_the_callers_clock_and_its_late_result_is_refused() {
 }
 
 #[test]
+fn an_answer_after_the_calls_deadline_is_its_timeout_even_with_no_poll_between() {
+    // Issue 38: the answer comes after the deadline, but the host polled last before it.
+    let t0 = Duration::from_secs(7);
+    let limits = Limits {
+        tool_timeout_ms: Some(100),
+        ..Limits::default()
+    };
+    for failing in [false, true] {
+        let mut env = envelope(
+            r#"(list (T :v "a") (T :v "b"))"#,
+            limits,
+            EnvelopeOptions::default(),
+            t0,
+        );
+        let calls = allow_all(&mut env, t0);
+        assert_eq!(calls[0].deadline, Some(t0 + Duration::from_millis(100)));
+        // On time: 99 ms after dispatch.
+        let on_time = t0 + Duration::from_millis(99);
+        env.complete(on_time, "e/1", ToolResult::text("a")).unwrap();
+        let calls = allow_all(&mut env, on_time);
+        assert_eq!(ids(&calls), ["e/2"]);
+        // Late: 101 ms after its dispatch, and no poll since that dispatch.
+        let late = on_time + Duration::from_millis(101);
+        let answer = if failing {
+            env.fail(late, "e/2", Failure::Host("gone".into()))
+        } else {
+            env.complete(late, "e/2", ToolResult::text("b"))
+        };
+        assert_eq!(answer, Ok(()), "a late answer is no misuse");
+        assert_eq!(env.calls()[1].status, Status::Error);
+        // Answered again (or polled): it has ended.
+        assert!(env.complete(late, "e/2", ToolResult::text("b")).is_err());
+        let outcome = settled(next(&mut env, late));
+        assert_eq!(
+            outcome.text,
+            r#"("a" (:error "Error: T timed out after 100 ms"))"#
+        );
+        assert_eq!(statuses(&outcome), [Status::Success, Status::Error]);
+    }
+}
+
+#[test]
+fn an_answer_after_the_envelopes_deadline_is_not_audited_a_success() {
+    let t0 = Duration::from_secs(7);
+    let limits = Limits {
+        seconds: Some(1.0),
+        tool_timeout_ms: None,
+        ..Limits::default()
+    };
+    let mut env = envelope(
+        r#"(progn (T :v "a") 1)"#,
+        limits,
+        EnvelopeOptions::default(),
+        t0,
+    );
+    allow_all(&mut env, t0);
+    let late = t0 + Duration::from_millis(1500);
+    assert_eq!(env.complete(late, "e/1", ToolResult::text("a")), Ok(()));
+    assert_eq!(env.calls()[0].status, Status::Running);
+    match next(&mut env, late) {
+        Event::Cancel(cancelled) => assert_eq!(cancelled, ["e/1"]),
+        other => panic!("expected a cancel, got {other:?}"),
+    }
+    let outcome = settled(next(&mut env, late));
+    assert_eq!(outcome.error.as_ref().unwrap().kind, "time");
+    assert_eq!(statuses(&outcome), [Status::Cancelled]);
+}
+
+#[test]
 fn the_wall_clock_bound_counts_tool_time_and_cancels_calls_in_flight() {
-    let t0 = Instant::now();
+    let t0 = Duration::from_secs(7);
     let limits = Limits {
         seconds: Some(1.0),
         tool_timeout_ms: None,
@@ -388,7 +463,7 @@ fn the_wall_clock_bound_counts_tool_time_and_cancels_calls_in_flight() {
 
 #[test]
 fn journal_records_come_before_any_call_and_before_the_outcome() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let options = EnvelopeOptions {
         journal: true,
         ..EnvelopeOptions::default()
@@ -405,7 +480,8 @@ fn journal_records_come_before_any_call_and_before_the_outcome() {
     assert!(matches!(env.poll(now), Event::Journal(_)));
     env.journal_written(true).unwrap();
     let calls = allow_all(&mut env, now);
-    env.complete(&calls[0].id, ToolResult::text("x")).unwrap();
+    env.complete(now, &calls[0].id, ToolResult::text("x"))
+        .unwrap();
     let Event::Journal(record) = next(&mut env, now) else {
         panic!("expected the settled record");
     };
@@ -433,7 +509,7 @@ fn journal_records_come_before_any_call_and_before_the_outcome() {
 
 #[test]
 fn a_direct_call_keeps_the_tools_result_and_permission_asks_can_be_off() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let options = EnvelopeOptions {
         ask_permission: false,
         progress: true,
@@ -442,7 +518,7 @@ fn a_direct_call_keeps_the_tools_result_and_permission_asks_can_be_off() {
     let mut env = envelope(r#"(T :v "a")"#, Limits::default(), options, now);
     let calls = dispatch(next(&mut env, now));
     let long = "z".repeat(40_000);
-    env.complete(&calls[0].id, ToolResult::json(json!({"text": long})))
+    env.complete(now, &calls[0].id, ToolResult::json(json!({"text": long})))
         .unwrap();
     let outcome = settled(next(&mut env, now));
     assert_eq!(outcome.direct.as_deref(), Some("T"));
@@ -459,7 +535,7 @@ fn a_direct_call_keeps_the_tools_result_and_permission_asks_can_be_off() {
 
 #[test]
 fn fuel_pauses_reach_the_host_and_compile_errors_settle_at_once() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let script = "(let ((i 0)) (while (< i 20000) (setq i (+ i 1))) i)";
     let mut env = envelope(script, Limits::default(), EnvelopeOptions::default(), now);
     let mut pauses = 0;
@@ -482,7 +558,7 @@ fn fuel_pauses_reach_the_host_and_compile_errors_settle_at_once() {
 
 #[test]
 fn a_settled_envelope_keeps_its_audit_and_repeats_its_outcome_unless_handed_over() {
-    let now = Instant::now();
+    let now = Duration::from_secs(7);
     let options = EnvelopeOptions {
         ask_permission: false,
         ..EnvelopeOptions::default()
@@ -495,7 +571,7 @@ fn a_settled_envelope_keeps_its_audit_and_repeats_its_outcome_unless_handed_over
         for call in dispatch(next(&mut envelope, now)) {
             let value = call.arguments["v"].as_str().unwrap_or_default().to_owned();
             envelope
-                .complete(&call.id, ToolResult::text(value))
+                .complete(now, &call.id, ToolResult::text(value))
                 .unwrap();
         }
         let first = settled(next(&mut envelope, now));
@@ -518,7 +594,7 @@ fn a_settled_envelope_keeps_its_audit_and_repeats_its_outcome_unless_handed_over
     assert_eq!(handed.calls.len(), 3);
     assert!(envelope.is_settled());
     assert_eq!(
-        envelope.complete("e/1", ToolResult::text("late")),
+        envelope.complete(now, "e/1", ToolResult::text("late")),
         Err(EnvelopeError::Settled)
     );
     assert_eq!(

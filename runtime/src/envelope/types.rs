@@ -1,15 +1,16 @@
 //! The envelope's public vocabulary: what a host configures ([`EnvelopeConfig`],
 //! [`EnvelopeOptions`]), what it is asked ([`Event`], each [`CallRequest`]) and what it may
-//! answer or be refused with ([`Failure`], [`EnvelopeError`]). Plain data, no behaviour: the
+//! answer or be refused with ([`Failure`], [`EnvelopeError`]), and the shape of the model's
+//! ToolCall arguments ([`expression_of`]). Plain data, no behaviour: the
 //! state machine that produces and consumes these lives in the parent module.
 
 use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::tool::Registry;
-use ptc_vm::Limits;
+use ptc_vm::{Clock, Limits};
 use serde_json::Value as Json;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 /// What the envelope does besides the script's own semantics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +50,14 @@ pub struct EnvelopeConfig {
     pub id: Arc<str>,
     /// Checkpoints, permission asks, progress.
     pub options: EnvelopeOptions,
+    /// The host's clock (the same monotonic time as the `now` it passes), if it can be read
+    /// at any moment:
+    /// compilation then stops at `seconds` (E0031) and a fuel slice ends at `slice-seconds`
+    /// between polls. It must agree with the `now` the host passes to
+    /// [`Envelope::poll`](super::Envelope::poll) and the answering methods. `None` (a host
+    /// with time only at its polls): compilation and slices are bounded by their budgets
+    /// of work alone, and `seconds` is still enforced at every poll and answer.
+    pub clock: Option<Arc<dyn Clock>>,
 }
 
 impl EnvelopeConfig {
@@ -65,7 +74,15 @@ impl EnvelopeConfig {
             limits: limits.into(),
             id: id.into(),
             options: EnvelopeOptions::default(),
+            clock: None,
         }
+    }
+
+    /// The config with the host's clock ([`EnvelopeConfig::clock`]).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
     }
 }
 
@@ -86,8 +103,10 @@ pub struct CallRequest {
     pub batch: Option<u64>,
     /// The call's position in its batch (source order), from 0; 0 for a single call.
     pub position: usize,
-    /// When the envelope will time the call out (set once dispatched).
-    pub deadline: Option<Instant>,
+    /// When the envelope will time the call out (set once
+    /// dispatched), on the host's clock. An answer that arrives later is refused as the
+    /// call's timeout.
+    pub deadline: Option<Duration>,
 }
 
 /// What the envelope needs next; see the module docs for the host's answer to each.
@@ -105,8 +124,9 @@ pub enum Event {
     Pause,
     /// Nothing to do until an answer arrives or `deadline` passes; poll again then.
     Waiting {
-        /// The earliest per-call timeout or the envelope's deadline, if any.
-        deadline: Option<Instant>,
+        /// The earliest per-call timeout or the envelope's deadline, if any, on the host's
+        /// clock.
+        deadline: Option<Duration>,
     },
     /// Write this record durably, then call [`Envelope::journal_written`].
     Journal(JournalRecord),
@@ -154,4 +174,39 @@ pub enum EnvelopeError {
     /// No journal record was asked for.
     #[error("no journal record is awaiting acknowledgement")]
     NoJournalRecord,
+}
+
+/// The script of a raw ToolCall argument object, or why the object is malformed.
+///
+/// # Errors
+/// A message naming the expected shape `{"expression": "<script>"}`.
+pub fn expression_of(arguments: &serde_json::Value) -> Result<&str, String> {
+    const EXPECTED: &str = "ToolCall expects {\"expression\": \"<script>\"}";
+    let Some(object) = arguments.as_object() else {
+        return Err(format!("{EXPECTED}, not a JSON {}", json_type(arguments)));
+    };
+    if let Some(key) = object.keys().find(|k| k.as_str() != "expression") {
+        return Err(format!(
+            "ToolCall has no argument `{key}'; it accepts: expression"
+        ));
+    }
+    match object.get("expression") {
+        None => Err(format!("{EXPECTED}: the expression is missing")),
+        Some(serde_json::Value::String(script)) => Ok(script),
+        Some(other) => Err(format!(
+            "{EXPECTED}: the expression must be a string, not a JSON {}",
+            json_type(other)
+        )),
+    }
+}
+
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
 }

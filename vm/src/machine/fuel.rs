@@ -1,46 +1,33 @@
-//! Fuel, slices and clocks: when the dispatch loop must stop to check a budget.
+//! Fuel and slices: when the dispatch loop must stop to check a budget.
 //!
-//! Owns the slice bookkeeping (`slice_end`, `slice_deadline`, `next_check`) and the
-//! whole-script deadline. Invariant: `next_check` is never beyond the step budget, the
+//! Owns the slice bookkeeping (`slice_end`, `slice_deadline`, `next_check`). Time comes
+//! only from the host's [`Clock`](crate::Clock) ([`Machine::set_clock`]); the whole-run
+//! `seconds` budget is not the machine's: whoever drives the run checks it between slices
+//! and while calls are out (the runtime's envelope), against the same clock. Invariant: `next_check` is never beyond the step budget, the
 //! slice end or the next clock check, so the dispatch loop's countdown reaches its slow
 //! path before any of them is passed.
 
 use super::Machine;
+use crate::clock;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use std::time::{Duration, Instant};
 
-/// Instructions between wall-clock checks inside a slice.
+/// Instructions between clock readings inside a slice.
 const CLOCK_INTERVAL: u64 = 1024;
 
 impl Machine {
-    /// Starts a slice: checks the whole-script clock and sets the next pause point.
+    /// Starts a slice: sets the next pause point (the slice's steps, and with a clock its
+    /// `slice-seconds` from the clock's reading now).
     pub(super) fn begin_slice(&mut self) -> Result<()> {
-        let now = Instant::now();
-        if !self.started {
-            self.started = true;
-            self.deadline = self
-                .limits
-                .seconds
-                .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
-        } else if self.deadline.is_some_and(|d| now >= d) {
-            let seconds = self.limits.seconds.unwrap_or_default();
-            return Err(Error::new(
-                ErrorKind::Time,
-                format!(
-                    "Script exceeded its time budget of {} seconds after {} steps",
-                    seconds, self.stats.fuel_used
-                ),
-            ));
-        }
+        self.started = true;
         self.slice_end = self
             .stats
             .fuel_used
             .saturating_add(self.limits.slice_steps.max(1));
-        self.slice_deadline = self
-            .limits
-            .slice_seconds
-            .and_then(|s| now.checked_add(Duration::try_from_secs_f64(s).ok()?));
+        self.slice_deadline = match (&self.clock, clock::budget(self.limits.slice_seconds)) {
+            (Some(clock), Some(slice)) => clock.elapsed().checked_add(slice),
+            _ => None,
+        };
         self.next_check = self.next_mark();
         Ok(())
     }
@@ -65,7 +52,11 @@ impl Machine {
             return Err(step_budget(&self.limits, self.stats.fuel_used));
         }
         if self.stats.fuel_used >= self.slice_end
-            || self.slice_deadline.is_some_and(|d| Instant::now() >= d)
+            || self.slice_deadline.is_some_and(|deadline| {
+                self.clock
+                    .as_ref()
+                    .is_some_and(|clock| clock.elapsed() >= deadline)
+            })
         {
             return Ok(true);
         }

@@ -23,6 +23,7 @@
 //! and `parallel-map` (one context per branch, scheduled in rounds); [`regs`] the running
 //! frame's register window (the crate's one `unsafe` module).
 
+use crate::clock::Clock;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::print::{self, Style};
@@ -33,7 +34,7 @@ use crate::symbol::{Symbols, well_known};
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 #[forbid(unsafe_code)]
 mod branches;
@@ -107,8 +108,10 @@ pub struct Machine {
     /// dispatch loop's live state small.
     fuel_mark: u64,
     slice_end: u64,
-    slice_deadline: Option<Instant>,
-    deadline: Option<Instant>,
+    /// With a clock and `slice-seconds`: the clock reading at which the slice ends.
+    slice_deadline: Option<Duration>,
+    /// The host's time source ([`Machine::set_clock`]); without one only fuel ends slices.
+    clock: Option<Arc<dyn Clock>>,
     started: bool,
     metered: bool,
     /// Integers must stay below this magnitude (`2^number_bits`, saturated).
@@ -159,7 +162,7 @@ impl Machine {
             fuel_mark: 0,
             slice_end: 0,
             slice_deadline: None,
-            deadline: None,
+            clock: None,
             started: false,
             metered: true,
             int_bound,
@@ -168,6 +171,15 @@ impl Machine {
             handlers: Vec::new(),
             branches: None,
         }
+    }
+
+    /// Gives the machine the host's time source (the time since the run started): each
+    /// slice then also ends once `slice-seconds` have passed by it, read every 1024
+    /// instructions. Without a clock a slice ends after `slice-steps` alone. The machine
+    /// never enforces the whole-run `seconds` budget itself: its driver does, between
+    /// slices, by the same clock.
+    pub fn set_clock(&mut self, clock: Arc<dyn Clock>) {
+        self.clock = Some(clock);
     }
 
     /// Binds the body function's parameter `index` — a declared input of the script — to
