@@ -15,8 +15,8 @@
 //! | `(elt S N)` | | `(if (listp S) (setcar (nthcdr N S) V) (aset S N V))` |
 //! | `(aref A N)` | | `(aset A N V)` |
 //! | `(gethash K H [D])` | | `(puthash K V H)` |
-//! | `(alist-get K PLACE [D R TESTFN])` | `(cdr p)` or D | `(setcdr p V)` when the pair p exists, else PLACE set to `(cons (cons K V) PLACE)`; with R and V `equal` to D, PLACE set to `(delq p PLACE)` |
-//! | `(plist-get PLACE K)` | `(car p)`, p the cell after K | `(setcar p V)` when K is present, else PLACE set to `(cons K (cons V PLACE))` |
+//! | `(alist-get K PLACE [D R TESTFN])` | `(cdr p)` or D | PLACE set to a copy with p replaced by `(K . V)` when the pair p exists (deviation 148), else PLACE set to `(cons (cons K V) PLACE)`; with R and V `equal` to D, PLACE set to `(delq p PLACE)` |
+//! | `(plist-get PLACE K)` | `(car p)`, p the cell after K | PLACE set to `(plist-put PLACE K V)` when K is present (deviation 148), else PLACE set to `(cons K (cons V PLACE))` |
 //! | `(map-elt M K [D])` | | `(map-put! M K V)`, or on an error M (a place) set to the map with the key added |
 //!
 //! | Code  | Kind   | Message |
@@ -284,7 +284,19 @@ fn set(b: &mut Builder<'_>, place: &Place, value: Sexp) -> Sexp {
         }
         Setter::Puthash(key, table) => b.call("puthash", [key.clone(), value, table.clone()]),
         Setter::Alist(pair, key, default, remove, inner) => {
-            let in_place = b.call("setcdr", [pair.clone(), value.clone()]);
+            // Conses are immutable (deviation 104): the pair is replaced by a fresh one in a
+            // rebuilt alist stored back into the alist's place, at the same position, so
+            // the place reads as Emacs's in-place `setcdr` leaves it (deviation 148).
+            let c = b.hidden("c");
+            let same_pair = b.call("eq", [c.clone(), pair.clone()]);
+            let fresh_pair = b.call("cons", [key.clone(), value.clone()]);
+            let pick = b.call("if", [same_pair, fresh_pair, c.clone()]);
+            let lambda = b.sym("lambda");
+            let params = b.list(vec![c]);
+            let replace = b.list(vec![lambda, params, pick]);
+            let rebuilt = b.call("mapcar", [replace, inner.getter.clone()]);
+            let stored = set(b, inner, rebuilt);
+            let in_place = b.call("progn", [stored, value.clone()]);
             let fresh = b.call("cons", [key.clone(), value.clone()]);
             let fresh = b.setq(pair, fresh);
             let added = b.call("cons", [fresh, inner.getter.clone()]);
@@ -301,7 +313,11 @@ fn set(b: &mut Builder<'_>, place: &Place, value: Sexp) -> Sexp {
             b.call("if", [removing, drop, store])
         }
         Setter::Plist(cell, key, inner) => {
-            let in_place = b.call("setcar", [cell.clone(), value.clone()]);
+            // As for `alist-get`: a fresh plist with the key's value replaced where it
+            // stands (`plist-put` returns a fresh list, deviation 41), stored into the place.
+            let put = b.call("plist-put", [inner.getter.clone(), key.clone(), value.clone()]);
+            let stored = set(b, inner, put);
+            let in_place = b.call("progn", [stored, value.clone()]);
             let pair = b.call("cons", [value, inner.getter.clone()]);
             let added = b.call("cons", [key.clone(), pair]);
             let add = set(b, inner, added);
