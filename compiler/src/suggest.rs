@@ -78,7 +78,7 @@ pub const CURATED: &[(&str, &str)] = &[
         "nconc",
         "lists are immutable (deviation 104); use (setq xs (append xs ys))",
     ),
-        ("defcustom", "there are no globals; bind with let"),
+    ("defcustom", "there are no globals; bind with let"),
     ("setq-default", "there are no globals; bind with let"),
     ("setq-local", "there are no globals; bind with let"),
     ("cl-defun", "use defun with &optional/&rest"),
