@@ -8,12 +8,19 @@
 //! | Place | Getter | Setter of V |
 //! |-------|--------|-------------|
 //! | VAR | VAR | `(setq VAR V)` |
-//! | `(car X)` `(cdr X)` | | `(setcar X V)` `(setcdr X V)` |
-//! | `(caar X)` `(cadr X)` `(cdar X)` `(cddr X)` | | `setcar`/`setcdr` of `(car X)`/`(cdr X)` |
-//! | `(nth N L)` | | `(setcar (nthcdr N L) V)` |
-//! | `(nthcdr N L)` | | `(setcdr (nthcdr (1- N) L) V)`, N > 0 |
-//! | `(elt S N)` | | `(if (listp S) (setcar (nthcdr N S) V) (aset S N V))` |
-//! | `(aref A N)` | | `(aset A N V)` |
+//! | `(car X)` `(cdr X)` | | X (a place) set to `(cons V (cdr X))` / `(cons (car X) V)` |
+//! | `(caar X)` `(cadr X)` `(cdar X)` `(cddr X)` | | as `(car (car X))`, `(car (cdr X))`... |
+//! | `(nth N L)` | | L set to `(append (take N L) (cons V (nthcdr (1+ N) L)))` |
+//! | `(nthcdr N L)` | | L set to V when N <= 0, else to `(append (take N L) V)` |
+//! | `(elt S N)` | | as `nth` on a list, as `aref` on an array |
+//! | `(aref A N)` | | A set to a fresh string or vector with element N replaced |
+//!
+//! Conses and arrays are immutable (deviation 104), so where Emacs mutates a cons or an array
+//! in place, the container is rebuilt and stored into its own place (deviation 148): the
+//! place reads as after Emacs's `setcar`/`setcdr`/`aset`, with Emacs's errors on a container
+//! too short or of the wrong type, but another reference to the old container does not see
+//! the change. A container that is not itself a place (`(setf (car (f)) V)`) keeps Emacs's
+//! in-place setter, which is refused.
 //! | `(gethash K H [D])` | | `(puthash K V H)` |
 //! | `(alist-get K PLACE [D R TESTFN])` | `(cdr p)` or D | PLACE set to a copy with p replaced by `(K . V)` when the pair p exists (deviation 148), else PLACE set to `(cons (cons K V) PLACE)`; with R and V `equal` to D, PLACE set to `(delq p PLACE)` |
 //! | `(plist-get PLACE K)` | `(car p)`, p the cell after K | PLACE set to `(plist-put PLACE K V)` when K is present (deviation 148), else PLACE set to `(cons K (cons V PLACE))` |
@@ -73,6 +80,23 @@ enum Setter {
     Plist(Sexp, Sexp, Box<Place>),
     /// `map-elt`: the key and the map's place.
     Map(Sexp, Box<Place>),
+    /// A part of a list or array whose container is itself a place: the container is
+    /// rebuilt with the part replaced and stored into its place (deviation 148).
+    Part(Part, Box<Place>),
+}
+
+/// Which part of its container a [`Setter::Part`] place is.
+enum Part {
+    Car,
+    Cdr,
+    /// `(nth N L)`: the index.
+    Nth(Sexp),
+    /// `(nthcdr N L)`: the count.
+    Nthcdr(Sexp),
+    /// `(aref A N)`: the index.
+    Aref(Sexp),
+    /// `(elt S N)`: the index.
+    Elt(Sexp),
 }
 
 fn bad_place(b: &Builder<'_>, name: &str, place: &Sexp) -> Diagnostic {
@@ -130,6 +154,9 @@ fn analyse(b: &mut Builder<'_>, name: &str, place: &Sexp, depth: u32) -> Result<
         hidden
     };
     let call = |b: &mut Builder<'_>, op: &str, args: Vec<Sexp>| b.call(op, args);
+    if let Some(place) = analyse_part(b, name, &head, args, depth)? {
+        return Ok(place);
+    }
     let place = match (head.as_str(), args) {
         ("car" | "cdr" | "caar" | "cadr" | "cdar" | "cddr", [x]) => {
             let h = hold(b, &mut bindings, x);
@@ -256,6 +283,189 @@ fn analyse(b: &mut Builder<'_>, name: &str, place: &Sexp, depth: u32) -> Result<
     Ok(place)
 }
 
+/// A `car`/`cdr`/`c[ad][ad]r`/`nth`/`nthcdr`/`aref`/`elt` place whose container is itself a
+/// place (a variable, a `gethash`, an `alist-get`...): `Some` of the [`Setter::Part`] place.
+/// `None` when the container is not a place (the in-place setter is then used, which
+/// refuses with its own error since conses and arrays are immutable, deviation 104).
+fn analyse_part(
+    b: &mut Builder<'_>,
+    name: &str,
+    head: &str,
+    args: &[Sexp],
+    depth: u32,
+) -> Result<Option<Place>, Diagnostic> {
+    let span = b.span;
+    let (container, index) = match (head, args) {
+        ("car" | "cdr", [x]) => (x.clone(), None),
+        ("caar" | "cadr" | "cdar" | "cddr", [x]) => {
+            // (cadr X) is (car (cdr X)): the inner part is itself a part place.
+            let inner_op = if head.as_bytes()[2] == b'a' {
+                "car"
+            } else {
+                "cdr"
+            };
+            (b.call(inner_op, [x.clone()]), None)
+        }
+        ("nth" | "nthcdr", [n, l]) => (l.clone(), Some(n.clone())),
+        ("aref" | "elt", [a, n]) => (a.clone(), Some(n.clone())),
+        _ => return Ok(None),
+    };
+    if !is_variable(&container) && !is_compound(&container) {
+        return Ok(None);
+    }
+    let Ok(inner) = analyse(b, name, &container, depth + 1) else {
+        return Ok(None);
+    };
+    let mut bindings = inner.bindings.clone();
+    let index = index.map(|n| {
+        if matches!(n.kind, SexpKind::Int(_)) {
+            return n;
+        }
+        let hidden = b.hidden("n");
+        bindings.push(b.binding(hidden.clone(), n));
+        hidden
+    });
+    let outer_op = match head {
+        "car" | "caar" | "cadr" => "car",
+        "cdr" | "cdar" | "cddr" => "cdr",
+        other => other,
+    };
+    let getter = match (&index, outer_op) {
+        (Some(n), "aref" | "elt") => b.call(outer_op, [inner.getter.clone(), n.clone()]),
+        (Some(n), _) => b.call(outer_op, [n.clone(), inner.getter.clone()]),
+        (None, _) => b.call(outer_op, [inner.getter.clone()]),
+    };
+    let part = match (outer_op, index) {
+        ("car", _) => Part::Car,
+        ("cdr", _) => Part::Cdr,
+        ("nth", Some(n)) => Part::Nth(n),
+        ("nthcdr", Some(n)) => Part::Nthcdr(n),
+        ("aref", Some(n)) => Part::Aref(n),
+        (_, Some(n)) => Part::Elt(n),
+        _ => return Err(shape("E0296", format!("'{name}': unsupported place"), span)),
+    };
+    let inner = Place {
+        bindings: Vec::new(),
+        ..inner
+    };
+    Ok(Some(Place {
+        bindings,
+        getter,
+        kind: Setter::Part(part, Box::new(inner)),
+    }))
+}
+
+/// `(signal 'ERROR (list 'PREDICATE DATUM...))`.
+fn signal(b: &mut Builder<'_>, error: &str, data: Vec<Sexp>) -> Sexp {
+    let error = b.sym(error);
+    let error = b.quote(&error);
+    let data = b.call("list", data);
+    b.call("signal", [error, data])
+}
+
+/// The setter of a [`Setter::Part`] place: the container (`inner`'s getter) rebuilt with the
+/// part replaced by `value`, stored into `inner`, with the errors Emacs's in-place setter
+/// signals on a container too short or of the wrong type.
+fn set_part(b: &mut Builder<'_>, part: &Part, inner: &Place, value: Sexp) -> Sexp {
+    let g = inner.getter.clone();
+    match part {
+        Part::Car | Part::Cdr => {
+            let rebuilt = if matches!(part, Part::Car) {
+                let rest = b.call("cdr", [g.clone()]);
+                b.call("cons", [value, rest])
+            } else {
+                let first = b.call("car", [g.clone()]);
+                b.call("cons", [first, value])
+            };
+            let store = set(b, inner, rebuilt);
+            let consp = b.call("consp", [g.clone()]);
+            let predicate = b.sym("consp");
+            let predicate = b.quote(&predicate);
+            let error = signal(b, "wrong-type-argument", vec![predicate, g]);
+            b.call("if", [consp, store, error])
+        }
+        Part::Nth(n) => set_nth(b, n, inner, value),
+        Part::Nthcdr(n) => {
+            // Emacs: N <= 0 sets the place itself; else (setcdr (nthcdr (1- N) L) V).
+            let zero = Sexp::new(SexpKind::Int(0), b.span);
+            let at_most_zero = b.call("<=", [n.clone(), zero]);
+            let whole = set(b, inner, value.clone());
+            let before = b.call("1-", [n.clone()]);
+            let cell = b.hidden("cell");
+            let cell_value = b.call("nthcdr", [before, g.clone()]);
+            let head = b.call("take", [n.clone(), g]);
+            let rebuilt = b.call("append", [head, value]);
+            let store = set(b, inner, rebuilt);
+            let consp = b.call("consp", [cell.clone()]);
+            let predicate = b.sym("consp");
+            let predicate = b.quote(&predicate);
+            let error = signal(b, "wrong-type-argument", vec![predicate, cell.clone()]);
+            let checked = b.call("if", [consp, store, error]);
+            let binding = b.binding(cell, cell_value);
+            let tail = b.let_form(false, vec![binding], vec![checked]);
+            b.call("if", [at_most_zero, whole, tail])
+        }
+        Part::Aref(n) => set_aref(b, n, inner, value),
+        Part::Elt(n) => {
+            let listp = b.call("listp", [g]);
+            let on_list = set_nth(b, n, inner, value.clone());
+            let on_array = set_aref(b, n, inner, value);
+            b.call("if", [listp, on_list, on_array])
+        }
+    }
+}
+
+/// `(setf (nth N L) V)` on a list place: `(append (take N L) (cons V (cdr tail)))`, tail
+/// being `(nthcdr N L)`, which must be a cons as Emacs's `setcar` requires.
+fn set_nth(b: &mut Builder<'_>, n: &Sexp, inner: &Place, value: Sexp) -> Sexp {
+    let g = inner.getter.clone();
+    let tail = b.hidden("tail");
+    let tail_value = b.call("nthcdr", [n.clone(), g.clone()]);
+    let head = b.call("take", [n.clone(), g]);
+    let rest = b.call("cdr", [tail.clone()]);
+    let replaced = b.call("cons", [value, rest]);
+    let rebuilt = b.call("append", [head, replaced]);
+    let store = set(b, inner, rebuilt);
+    let consp = b.call("consp", [tail.clone()]);
+    let predicate = b.sym("consp");
+    let predicate = b.quote(&predicate);
+    let error = signal(b, "wrong-type-argument", vec![predicate, tail.clone()]);
+    let checked = b.call("if", [consp, store, error]);
+    let binding = b.binding(tail, tail_value);
+    b.let_form(false, vec![binding], vec![checked])
+}
+
+/// `(setf (aref A N) V)` on an array place: a fresh string or vector with element N
+/// replaced, after Emacs's checks (an array; N in range).
+fn set_aref(b: &mut Builder<'_>, n: &Sexp, inner: &Place, value: Sexp) -> Sexp {
+    let g = inner.getter.clone();
+    let stringp = b.call("stringp", [g.clone()]);
+    let vectorp = b.call("vectorp", [g.clone()]);
+    let arrayp = b.call("or", [stringp.clone(), vectorp]);
+    let natnump = b.call("natnump", [n.clone()]);
+    let length = b.call("length", [g.clone()]);
+    let below = b.call("<", [n.clone(), length]);
+    let in_range = b.call("and", [natnump, below]);
+    let zero = Sexp::new(SexpKind::Int(0), b.span);
+    let after = b.call("1+", [n.clone()]);
+    let string_head = b.call("substring", [g.clone(), zero, n.clone()]);
+    let char = b.call("char-to-string", [value.clone()]);
+    let string_tail = b.call("substring", [g.clone(), after.clone()]);
+    let new_string = b.call("concat", [string_head, char, string_tail]);
+    let vector_head = b.call("seq-take", [g.clone(), n.clone()]);
+    let element = b.call("list", [value]);
+    let vector_tail = b.call("seq-drop", [g.clone(), after]);
+    let new_vector = b.call("vconcat", [vector_head, element, vector_tail]);
+    let rebuilt = b.call("if", [stringp, new_string, new_vector]);
+    let store = set(b, inner, rebuilt);
+    let range_error = signal(b, "args-out-of-range", vec![g.clone(), n.clone()]);
+    let checked = b.call("if", [in_range, store, range_error]);
+    let predicate = b.sym("arrayp");
+    let predicate = b.quote(&predicate);
+    let type_error = signal(b, "wrong-type-argument", vec![predicate, g]);
+    b.call("if", [arrayp, checked, type_error])
+}
+
 /// The form setting `place` to `value` (a hidden variable or a constant).
 fn set(b: &mut Builder<'_>, place: &Place, value: Sexp) -> Sexp {
     match &place.kind {
@@ -283,6 +493,7 @@ fn set(b: &mut Builder<'_>, place: &Place, value: Sexp) -> Sexp {
             b.call("if", [listp, on_list, on_array])
         }
         Setter::Puthash(key, table) => b.call("puthash", [key.clone(), value, table.clone()]),
+        Setter::Part(part, inner) => set_part(b, part, inner, value),
         Setter::Alist(pair, key, default, remove, inner) => {
             // Conses are immutable (deviation 104): the pair is replaced by a fresh one in a
             // rebuilt alist stored back into the alist's place, at the same position, so
@@ -315,7 +526,10 @@ fn set(b: &mut Builder<'_>, place: &Place, value: Sexp) -> Sexp {
         Setter::Plist(cell, key, inner) => {
             // As for `alist-get`: a fresh plist with the key's value replaced where it
             // stands (`plist-put` returns a fresh list, deviation 41), stored into the place.
-            let put = b.call("plist-put", [inner.getter.clone(), key.clone(), value.clone()]);
+            let put = b.call(
+                "plist-put",
+                [inner.getter.clone(), key.clone(), value.clone()],
+            );
             let stored = set(b, inner, put);
             let in_place = b.call("progn", [stored, value.clone()]);
             let pair = b.call("cons", [value, inner.getter.clone()]);
