@@ -99,16 +99,16 @@ fn h51_fan_out_over_ten_thousand_items_fails_before_any_dispatch() {
     assert_error(
         &report,
         "tool-call",
-        "Script exceeded its budget of 200 tool calls before a 10000-call parallel batch at call 1",
+        "Script exceeded its budget of 1000 tool calls before a 10000-call parallel batch at call 1",
     );
     assert!(report.calls.is_empty());
     assert_eq!(report.stats.tool_calls, 0);
     let report = hostile(
-        "(let ((l nil)) (dotimes (i 200) (push \"a\" l)) \
+        "(let ((l nil)) (dotimes (i 1000) (push \"a\" l)) \
          (length (parallel-map (lambda (f) (Read :file_path f)) l)))",
     );
-    assert_value(&report, "200");
-    assert_eq!(report.calls.len(), 200);
+    assert_value(&report, "1000");
+    assert_eq!(report.calls.len(), 1000);
 }
 
 fn huge_string(_: &mut Machine, _: &ToolRequest) -> Value {

@@ -69,7 +69,7 @@ impl Default for Limits {
             slice_steps: 2_000,
             slice_seconds: Some(0.03),
             seconds: Some(300.0),
-            tool_calls: 200,
+            tool_calls: 1_000,
             value_bytes: 16_777_216,
             value_nodes: 524_288,
             retained_bytes: 268_435_456,

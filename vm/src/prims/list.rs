@@ -447,15 +447,14 @@ fn find_pair(
     }
 }
 
-/// `(assoc KEY ALIST &optional TESTFN)`: the first pair whose car is `equal` to KEY;
+/// `(assoc KEY ALIST &optional TESTFN)`: the first pair whose car is `equal` to KEY (or
+/// satisfies TESTFN, which must name a pure equality primitive: `prims/alist.rs`);
 /// elements that are not conses are skipped.
 pub(super) fn assoc(ctx: &mut PrimCtx<'_>, args: &[Value]) -> Result<Value> {
-    no_function("assoc", "TESTFN", arg(args, 2))?;
+    let test = super::alist::test_fn(ctx, "assoc", arg(args, 2), super::alist::Test::Equal)?;
     let key = arg(args, 0);
     find_pair(ctx, arg(args, 1), |candidate, work| {
-        let (same, cost) = equal::equal_counting(key, candidate);
-        *work = work.saturating_add(cost);
-        same
+        test.holds(candidate, key, work)
     })
 }
 
