@@ -100,7 +100,8 @@ class Outcome:
 
     def to_dict(self) -> Dict[str, Any]:
         """The same object as Python data."""
-        return json.loads(self._json)
+        data: Dict[str, Any] = json.loads(self._json)
+        return data
 
 
 @dataclasses.dataclass(frozen=True)

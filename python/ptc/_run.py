@@ -26,7 +26,20 @@ import json
 import queue
 import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 from . import _ptc
 from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
@@ -65,7 +78,7 @@ def _parallelism(limits: Optional[Limits]) -> int:
     value = (limits or {}).get("parallelism")
     if value is None:
         value = _DEFAULTS.get("parallelism", 4)
-    return max(1, int(value))  # type: ignore[arg-type]
+    return max(1, int(value))
 
 
 def _answers(encoded: Mapping[str, str]) -> str:
@@ -100,7 +113,7 @@ class _DaemonPool(concurrent.futures.Executor):
 
     def __init__(self, workers: int):
         self._workers = max(1, workers)
-        self._threads: list = []
+        self._threads: List[threading.Thread] = []
         self._idle = 0
         self._waiting = 0
         self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
@@ -179,7 +192,7 @@ class Run:
     def __init__(self, native: Any):
         self._native = native
         self._results: Dict[str, str] = {}
-        self._answered: set = set()
+        self._answered: Set[str] = set()
         self.outcome: Optional[Outcome] = None
 
     def step(self) -> Union[Calls, Settled]:
@@ -244,7 +257,8 @@ class Program:
     @property
     def direct(self) -> Optional[str]:
         """The tool's name when the script is provably one direct call."""
-        return self._native.direct
+        direct: Optional[str] = self._native.direct
+        return direct
 
     def start(self, id: Optional[str] = None) -> Run:
         """Starts one run with envelope id `id` (fresh when None)."""
@@ -480,7 +494,8 @@ async def _drive_async(
 def describe(tools: Tools) -> Dict[str, Any]:
     """What the model is told: {name, description, input_schema, listing} of the ToolCall
     tool for this roster (`listing` is the tool listing text)."""
-    return json.loads(_ptc.describe(_tools_json(_roster(tools))))
+    described: Dict[str, Any] = json.loads(_ptc.describe(_tools_json(_roster(tools))))
+    return described
 
 
 def check(

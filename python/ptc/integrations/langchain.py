@@ -102,7 +102,7 @@ def tool_call(
     )
 
 
-class PtcMiddleware(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
+class PtcMiddleware(HumanInTheLoopMiddleware):
     """Adds the ToolCall tool over `tools` to an agent, and (through LangChain's
     human-in-the-loop interrupts) asks before a ToolCall that names a tool in
     `approval_required`. The agent needs a checkpointer for the interrupt."""

@@ -18,11 +18,11 @@ aborts the composition (`denied`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from pydantic_ai.exceptions import ApprovalRequired
 from pydantic_ai.tools import RunContext, ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
+from pydantic_ai.toolsets import WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
@@ -52,7 +52,7 @@ class PtcToolset(WrapperToolset[Any]):
         tools = await self.wrapped.get_tools(ctx)
         return {n: t for n, t in tools.items() if t.tool_def.kind in ("function", "unapproved")}
 
-    def _ptc_tools(self, inner: Dict[str, ToolsetTool[Any]], ctx: RunContext[Any]) -> list:
+    def _ptc_tools(self, inner: Dict[str, ToolsetTool[Any]], ctx: RunContext[Any]) -> List[Tool]:
         def handler(name: str, tool: ToolsetTool[Any]) -> Any:
             async def call(**arguments: Any) -> Any:
                 validated = tool.args_validator.validate_python(arguments)

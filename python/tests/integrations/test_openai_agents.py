@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent, ModelSettings, Runner, Usage, function_tool  # noqa: E402
+from agents import Agent, ModelSettings, Runner, Usage, function_tool, set_tracing_disabled  # noqa: E402
 from agents.items import ModelResponse  # noqa: E402
 from agents.models.interface import Model  # noqa: E402
 from openai.types.responses import (  # noqa: E402
@@ -18,6 +18,8 @@ from openai.types.responses import (  # noqa: E402
 )
 
 from ptc.integrations.openai_agents import tool_call  # noqa: E402
+
+set_tracing_disabled(True)  # no trace exporter in tests
 
 PARALLEL = '(mapcar (lambda (r) (plist-get r :temp)) (parallel (weather :city "Oslo") (weather :city "Rome")))'
 
