@@ -3,7 +3,8 @@
 Two measurements, the same program in each engine's language with the same host functions:
 
 1. compile+run of a 10-line script (one Glob call, then one Size call per file, a filter
-   and a sum), from source text to the final value, per run;
+   and a sum), from source text to the final value, per run (for ptc also through a
+   `ptc.Engine` built once, `engine_script_us`, where the roster and the program are kept);
 2. the per-nested-call overhead: a loop of N calls of a trivial host function `echo`
    minus the same loop with the call replaced by its value, divided by N.
 
@@ -120,8 +121,19 @@ def bench_ptc(n: int, repeat: int) -> Dict[str, Any]:
 
     calls = median_us(loop(with_calls), repeat, "calls")
     bare = median_us(loop(without), repeat, "bare")
+    result: Dict[str, Any] = {}
+    if hasattr(ptc, "Engine"):
+        engine = ptc.Engine(tools, limits=limits)
+
+        def engine_script() -> None:
+            outcome = engine.run(PTC_SCRIPT)
+            assert outcome.value == EXPECTED, outcome.text
+
+        # The roster built once and the program cached: what a host that keeps an Engine pays.
+        result["engine_script_us"] = median_us(engine_script, repeat * 4, "engine_script_us")
     return {
         "engine": f"ptc {ptc.__version__}",
+        **result,
         "script_us": median_us(script, repeat * 4, "script_us"),
         "loop_calls_us": calls,
         "loop_bare_us": bare,

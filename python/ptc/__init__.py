@@ -19,7 +19,7 @@ The envelope — validation, ids, batches, permissions, audit, outcome — is th
 
 from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
 from ._ptc import SessionError, __version__
-from ._run import Program, Run, check, compile, default_limits, describe, run, run_async
+from ._run import Engine, Program, Run, check, compile, default_limits, describe, run, run_async
 from ._tools import Tool, ToolResult, input_schema, schema_for, tool
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "Calls",
     "CompileError",
     "Diagnostic",
+    "Engine",
     "Outcome",
     "Program",
     "Run",

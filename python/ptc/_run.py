@@ -20,6 +20,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import inspect
 import json
@@ -341,6 +342,98 @@ async def run_async(
     if isinstance(prepared, Outcome):
         return prepared
     return await prepared.run_async(policy=policy, id=id)
+
+
+class Engine:
+    """The tools and budgets built once, for hosts that run many expressions against the
+    same roster: the registry with its schema validators and the compile-time roster are
+    built here, not on every run, and compiled programs are kept (the last `cache`
+    distinct expressions). Thread-safe; `ptc.run` stays the one-line path.
+
+        engine = ptc.Engine(tools, limits={"steps": 100_000}, policy=my_policy)
+        outcome = engine.run(expression)          # or: await engine.run_async(expression)
+    """
+
+    def __init__(
+        self,
+        tools: Tools,
+        *,
+        limits: Optional[Limits] = None,
+        policy: Optional[Policy] = None,
+        cache: int = 128,
+    ):
+        self.tools = _roster(tools)
+        self.limits = dict(limits) if limits else {}
+        self.policy = policy
+        self._native = _ptc.Engine(_tools_json(self.tools), _limits_json(limits))
+        self._limits = limits
+        self._cache = max(0, cache)
+        self._programs: "collections.OrderedDict[str, Program]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def compile(self, expression: str) -> Program:
+        """The compiled program of `expression` (cached). Raises `CompileError`."""
+        with self._lock:
+            program = self._programs.get(expression)
+            if program is not None:
+                self._programs.move_to_end(expression)
+                return program
+        try:
+            native = self._native.compile(expression, None)
+        except _ptc.CompileFailed as failure:
+            diagnostics_json, outcome_json = failure.args
+            diagnostics = [Diagnostic.from_dict(d) for d in json.loads(diagnostics_json)]
+            raise CompileError(diagnostics, Outcome.from_json(outcome_json)) from None
+        program = Program(native, self.tools, self._limits)
+        if self._cache:
+            with self._lock:
+                self._programs[expression] = program
+                while len(self._programs) > self._cache:
+                    self._programs.popitem(last=False)
+        return program
+
+    def _prepare(self, expression: str, id: Optional[str]) -> Union[Program, Outcome]:
+        try:
+            return self.compile(expression)
+        except CompileError as error:
+            if id is None:
+                return error.outcome
+        # The refused outcome names the envelope: compile again under the caller's id.
+        try:
+            self._native.compile(expression, id)
+        except _ptc.CompileFailed as failure:
+            return Outcome.from_json(failure.args[1])
+        raise AssertionError("unreachable: the expression compiled the second time")
+
+    def run(
+        self, expression: str, *, policy: Optional[Policy] = None, id: Optional[str] = None
+    ) -> Outcome:
+        """As `ptc.run(expression, tools, limits=..., policy=...)` with this engine's tools
+        and budgets; `policy` (when given) replaces the engine's for this run."""
+        prepared = self._prepare(expression, id)
+        if isinstance(prepared, Outcome):
+            return prepared
+        return prepared.run(policy=policy if policy is not None else self.policy, id=id)
+
+    async def run_async(
+        self, expression: str, *, policy: Optional[Policy] = None, id: Optional[str] = None
+    ) -> Outcome:
+        """As `ptc.run_async`, with this engine's tools and budgets."""
+        prepared = self._prepare(expression, id)
+        if isinstance(prepared, Outcome):
+            return prepared
+        return await prepared.run_async(
+            policy=policy if policy is not None else self.policy, id=id
+        )
+
+    def describe(self) -> Dict[str, Any]:
+        """As `ptc.describe(tools)`, built once."""
+        described: Dict[str, Any] = json.loads(self._native.describe())
+        return described
+
+    def check(self, expression: str) -> Sequence[Diagnostic]:
+        """As `ptc.check(expression, tools, limits=...)`."""
+        return [Diagnostic.from_dict(d) for d in json.loads(self._native.check(expression))]
 
 
 def _call_sync(tool: Tool, call: Dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 //! `ptc._ptc`: the native half of the `ptc` Python package.
 //!
-//! It owns the boundary between Python and the envelope: compiling a script for a roster
-//! ([`PyProgram`]), stepping one run ([`PyRun`]), and the static services (`describe`,
+//! It owns the boundary between Python and the envelope: a roster built once
+//! ([`PyEngine`]), compiling a script for a roster ([`PyProgram`]), stepping one run ([`PyRun`]), and the static services (`describe`,
 //! `check`). Data crosses the boundary as JSON text, decoded and encoded by the Python half
 //! (`ptc/_core.py`), so the mapping of values is exactly the JSON one of `ptc run --format
 //! json` and a handler's non-JSON data is caught in Python with a clear message.
@@ -102,6 +102,58 @@ impl PyProgram {
         PyRun {
             inner: self.inner.start(id, ask_permission),
         }
+    }
+}
+
+/// A roster and budgets built once (the registry with its schema validators, the
+/// compile-time roster): compiles any number of programs for them.
+#[pyclass(frozen, module = "ptc._ptc", name = "Engine")]
+struct PyEngine {
+    inner: Arc<session::Engine>,
+}
+
+#[pymethods]
+impl PyEngine {
+    /// Builds the engine of the tools (JSON list of contracts) under the limits (JSON object
+    /// or None). Raises `ValueError` for a malformed roster or limits.
+    #[new]
+    #[pyo3(signature = (tools, limits=None))]
+    fn new(tools: &str, limits: Option<&str>) -> PyResult<Self> {
+        let contracts = session::contracts_from_json(tools).map_err(value_error)?;
+        let limits = session::limits_from_json(limits).map_err(value_error)?;
+        let registry = session::registry(contracts).map_err(value_error)?;
+        Ok(PyEngine {
+            inner: Arc::new(session::Engine::new(Arc::new(registry), limits)),
+        })
+    }
+
+    /// Compiles `expression` (as `Program(...)`, without rebuilding the registry). Raises
+    /// `CompileFailed(diagnostics_json, outcome_json)` for a script that does not compile.
+    #[pyo3(signature = (expression, id=None))]
+    fn compile(&self, py: Python<'_>, expression: &str, id: Option<String>) -> PyResult<PyProgram> {
+        let compiled = py.detach(|| session::Program::compile_for(expression, &self.inner, id));
+        match compiled {
+            Ok(program) => Ok(PyProgram {
+                inner: Arc::new(program),
+            }),
+            Err(CompileFailure::Host(message)) => Err(value_error(message)),
+            Err(CompileFailure::Script(diagnostics, outcome)) => Err(CompileFailed::new_err((
+                diagnostics_json(&diagnostics),
+                outcome.to_json().to_string(),
+            ))),
+        }
+    }
+
+    /// As the module's `describe`, for this engine's roster.
+    fn describe(&self) -> String {
+        describe_registry(self.inner.registry())
+    }
+
+    /// As the module's `check`, for this engine's roster and budgets.
+    fn check(&self, py: Python<'_>, expression: &str) -> String {
+        let diagnostics =
+            py.detach(|| ptc_compiler::check(expression, self.inner.roster(), self.inner.limits()));
+        diagnostics_json(&diagnostics)
     }
 }
 
@@ -231,13 +283,17 @@ fn tool_result(answer: Json) -> PyResult<ToolResult> {
 fn describe(tools: &str) -> PyResult<String> {
     let contracts = session::contracts_from_json(tools).map_err(value_error)?;
     let registry = session::registry(contracts).map_err(value_error)?;
-    Ok(json!({
+    Ok(describe_registry(&registry))
+}
+
+fn describe_registry(registry: &ptc_runtime::Registry) -> String {
+    json!({
         "name": listing::TOOL_NAME,
         "description": listing::DESCRIPTION,
         "input_schema": listing::input_schema(),
-        "listing": listing::tool_listing(&registry),
+        "listing": listing::tool_listing(registry),
     })
-    .to_string())
+    .to_string()
 }
 
 /// The diagnostics of `expression` for the roster (a JSON list; empty when it compiles).
@@ -259,6 +315,7 @@ fn default_limits() -> String {
 
 #[pymodule]
 fn _ptc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyEngine>()?;
     m.add_class::<PyProgram>()?;
     m.add_class::<PyRun>()?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;

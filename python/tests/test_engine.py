@@ -1,0 +1,82 @@
+"""`ptc.Engine`: the roster and budgets built once, programs cached, the same outcomes as
+`ptc.run`."""
+
+import asyncio
+import threading
+
+import pytest
+
+import ptc
+
+
+@ptc.tool
+def weather(city: str) -> dict:
+    """Gives the weather of a city."""
+    return {"city": city, "temp": 24 if city == "Rome" else 11}
+
+
+PARALLEL = '(mapcar (lambda (r) (plist-get r :temp)) (parallel (weather :city "Oslo") (weather :city "Rome")))'
+
+
+def test_engine_runs_like_ptc_run_and_caches_programs():
+    engine = ptc.Engine([weather], limits={"tool_calls": 5})
+    first = engine.run(PARALLEL)
+    assert first.text == "(11 24)" and len(first.calls) == 2
+    assert engine.compile(PARALLEL) is engine.compile(PARALLEL)
+    again = engine.run(PARALLEL)
+    assert again.text == first.text and again.id != first.id
+    assert ptc.run(PARALLEL, [weather]).text == first.text
+
+
+def test_engine_budgets_apply():
+    engine = ptc.Engine([weather], limits={"tool_calls": 1})
+    outcome = engine.run(PARALLEL)
+    assert outcome.outcome == "script-error" and outcome.error["kind"] == "tool-call"
+
+
+def test_engine_compile_errors_are_outcomes_and_carry_the_id():
+    engine = ptc.Engine([weather])
+    outcome = engine.run("(weather :town 1)", id="toolu_9")
+    assert outcome.outcome == "script-error" and outcome.id == "toolu_9"
+    assert outcome.to_dict() == ptc.run("(weather :town 1)", [weather], id="toolu_9").to_dict() | {
+        "stats": outcome.to_dict()["stats"]
+    }
+    with pytest.raises(ptc.CompileError) as caught:
+        engine.compile("(weather :town 1)")
+    assert caught.value.diagnostics
+    assert [d.code for d in engine.check("(weather :town 1)")] == [
+        d.code for d in ptc.check("(weather :town 1)", [weather])
+    ]
+
+
+def test_engine_policy_and_per_run_override():
+    engine = ptc.Engine([weather], policy=lambda call: "no Rome" if call.arguments["city"] == "Rome" else None)
+    assert engine.run(PARALLEL).outcome == "denied"
+    assert engine.run(PARALLEL, policy=lambda call: None).text == "(11 24)"
+
+
+def test_engine_async_and_threads():
+    engine = ptc.Engine([weather])
+    assert asyncio.run(engine.run_async(PARALLEL)).text == "(11 24)"
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(engine.run(PARALLEL).text)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == ["(11 24)"] * 4
+
+
+def test_engine_describe_matches_describe_and_cache_is_bounded():
+    engine = ptc.Engine([weather], cache=2)
+    assert engine.describe() == ptc.describe([weather])
+    for n in range(5):
+        engine.compile(f"(+ {n} 1)")
+    assert len(engine._programs) == 2
+
+
+def test_engine_rejects_a_bad_roster():
+    with pytest.raises(ValueError, match="legal tool name"):
+        ptc.Engine([ptc.Tool("delete", "d", {"type": "object"}, lambda: 1)])
+    with pytest.raises(TypeError):
+        ptc.Engine([lambda: 1])  # type: ignore[list-item]
