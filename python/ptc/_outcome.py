@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, cast
+
+#: How a run settled.
+OutcomeKind = Literal["completed", "script-error", "denied", "interrupted", "tool-error"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Outcome:
     """
 
     id: str
-    outcome: str
+    outcome: OutcomeKind
     text: str
     value: Any
     error: Optional[Dict[str, str]]
@@ -69,7 +72,7 @@ class Outcome:
         data = json.loads(text)
         return cls(
             id=data["id"],
-            outcome=data["outcome"],
+            outcome=cast(OutcomeKind, data["outcome"]),
             text=data["text"],
             value=data["value"],
             error=data["error"],
