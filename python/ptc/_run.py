@@ -265,10 +265,15 @@ class Program:
         """Starts one run with envelope id `id` (fresh when None)."""
         return Run(self._native.start(id, True))
 
-    def run(self, *, policy: Optional[Policy] = None, id: Optional[str] = None) -> Outcome:
-        """Runs it with the tools' handlers (see `ptc.run`)."""
+    def run(
+        self, *, policy: Optional[Policy] = None, id: Optional[str] = None, inline: bool = False
+    ) -> Outcome:
+        """Runs it with the tools' handlers (see `ptc.run`). With `inline`, a lone
+        synchronous call (one not in a parallel batch) runs on the calling thread instead of
+        a worker: no thread hand-off per call, but `tool_timeout_ms` and `seconds` are then
+        checked only when the handler returns (a hung handler hangs the run)."""
         native = self._native.start(id, policy is not None)
-        return _drive(native, self.tools, policy, _parallelism(self.limits))
+        return _drive(native, self.tools, policy, _parallelism(self.limits), inline)
 
     async def run_async(
         self, *, policy: Optional[Policy] = None, id: Optional[str] = None
@@ -348,7 +353,8 @@ class Engine:
     """The tools and budgets built once, for hosts that run many expressions against the
     same roster: the registry with its schema validators and the compile-time roster are
     built here, not on every run, and compiled programs are kept (the last `cache`
-    distinct expressions). Thread-safe; `ptc.run` stays the one-line path.
+    distinct expressions). Thread-safe; `ptc.run` stays the one-line path. With `inline`,
+    `run` runs a lone synchronous call on the calling thread (see `Program.run`).
 
         engine = ptc.Engine(tools, limits={"steps": 100_000}, policy=my_policy)
         outcome = engine.run(expression)          # or: await engine.run_async(expression)
@@ -361,8 +367,10 @@ class Engine:
         limits: Optional[Limits] = None,
         policy: Optional[Policy] = None,
         cache: int = 128,
+        inline: bool = False,
     ):
         self.tools = _roster(tools)
+        self.inline = inline
         self.limits = dict(limits) if limits else {}
         self.policy = policy
         self._native = _ptc.Engine(_tools_json(self.tools), _limits_json(limits))
@@ -413,7 +421,9 @@ class Engine:
         prepared = self._prepare(expression, id)
         if isinstance(prepared, Outcome):
             return prepared
-        return prepared.run(policy=policy if policy is not None else self.policy, id=id)
+        return prepared.run(
+            policy=policy if policy is not None else self.policy, id=id, inline=self.inline
+        )
 
     async def run_async(
         self, expression: str, *, policy: Optional[Policy] = None, id: Optional[str] = None
@@ -465,7 +475,13 @@ def _decide(native: Any, policy: Policy, payload: str) -> None:
             native.deny(call.id, reason)
 
 
-def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int) -> Outcome:
+def _drive(
+    native: Any,
+    roster: Mapping[str, Tool],
+    policy: Optional[Policy],
+    parallelism: int,
+    inline: bool = False,
+) -> Outcome:
     pool: Optional[_DaemonPool] = None
     running: Dict[concurrent.futures.Future[str], str] = {}
     try:
@@ -475,6 +491,14 @@ def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], pa
                 return Outcome.from_json(payload)
             if kind == "dispatch":
                 calls = json.loads(payload)
+                if inline and len(calls) == 1 and not running:
+                    # Opted in: a lone synchronous call runs on this thread (no thread
+                    # hand-off); the deadlines are checked when it returns.
+                    call = calls[0]
+                    tool = roster[call["name"]]
+                    if not inspect.iscoroutinefunction(tool.handler):
+                        _answer_late(native, {call["id"]: _call_sync(tool, call)})
+                        continue
                 # Even a lone call runs on a worker: this thread must stay free to wait
                 # with the deadline.
                 if pool is None:

@@ -80,3 +80,38 @@ def test_engine_rejects_a_bad_roster():
         ptc.Engine([ptc.Tool("delete", "d", {"type": "object"}, lambda: 1)])
     with pytest.raises(TypeError):
         ptc.Engine([lambda: 1])  # type: ignore[list-item]
+
+
+def test_inline_runs_lone_sync_calls_on_the_calling_thread_and_batches_on_workers():
+    seen: list = []
+
+    @ptc.tool
+    def where(n: int) -> int:
+        """Records its thread."""
+        seen.append((n, threading.get_ident()))
+        return n
+
+    engine = ptc.Engine([where], inline=True)
+    outcome = engine.run("(list (where :n 1) (where :n 2) (parallel (where :n 3) (where :n 4)))")
+    assert outcome.text == "(1 2 (3 4))"
+    threads = dict(seen)
+    assert threads[1] == threads[2] == threading.get_ident()
+    assert threads[3] != threading.get_ident() and threads[4] != threading.get_ident()
+    # Without inline every call runs on a worker.
+    seen.clear()
+    assert ptc.Engine([where]).run("(where :n 1)").text == "1"
+    assert seen[0][1] != threading.get_ident()
+
+
+def test_inline_late_answer_is_a_timeout_not_a_crash():
+    import time
+
+    @ptc.tool
+    def slow() -> str:
+        """Sleeps past its timeout."""
+        time.sleep(0.3)
+        return "late"
+
+    outcome = ptc.Engine([slow], limits={"tool_timeout_ms": 50}, inline=True).run("(list (slow) 1)")
+    assert outcome.outcome == "completed"
+    assert "timed out" in outcome.text, outcome.text
