@@ -1,6 +1,6 @@
 """Type stubs of the native module `ptc._ptc` (JSON text across the boundary)."""
 
-from typing import Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 __version__: str
 
@@ -13,6 +13,11 @@ class CompileFailed(Exception):
 class Run:
     def step(self) -> Tuple[str, str]:
         """(kind, json): permission | dispatch | cancel | pause | waiting | settled."""
+    def step_inline(
+        self, handler: Callable[[str, Dict[str, Any]], Optional[str]]
+    ) -> Tuple[str, str]:
+        """As `step`; a lone dispatched call is answered by `handler(name, arguments)`
+        (answer JSON text) on this thread, or left to the host when it returns None."""
     def allow(self, id: str) -> None: ...
     def deny(self, id: str, reason: str) -> None: ...
     def answer(self, answers: str) -> None: ...

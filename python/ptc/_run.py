@@ -475,6 +475,19 @@ def _decide(native: Any, policy: Policy, payload: str) -> None:
             native.deny(call.id, reason)
 
 
+def _inline_handler(roster: Mapping[str, Tool]) -> Callable[[str, Dict[str, Any]], Optional[str]]:
+    """`step_inline`'s handler: a synchronous tool's encoded answer, or None for an async
+    one (left to the driver)."""
+
+    def handle(name: str, arguments: Dict[str, Any]) -> Optional[str]:
+        tool = roster[name]
+        if inspect.iscoroutinefunction(tool.handler):
+            return None
+        return _call_sync(tool, {"arguments": arguments})
+
+    return handle
+
+
 def _drive(
     native: Any,
     roster: Mapping[str, Tool],
@@ -484,21 +497,19 @@ def _drive(
 ) -> Outcome:
     pool: Optional[_DaemonPool] = None
     running: Dict[concurrent.futures.Future[str], str] = {}
+    handle = _inline_handler(roster) if inline else None
     try:
         while True:
-            kind, payload = native.step()
+            if handle is not None and not running:
+                # Opted in: the native side runs a lone synchronous call on this thread (no
+                # thread hand-off, no JSON list); the deadlines are checked when it returns.
+                kind, payload = native.step_inline(handle)
+            else:
+                kind, payload = native.step()
             if kind == "settled":
                 return Outcome.from_json(payload)
             if kind == "dispatch":
                 calls = json.loads(payload)
-                if inline and len(calls) == 1 and not running:
-                    # Opted in: a lone synchronous call runs on this thread (no thread
-                    # hand-off); the deadlines are checked when it returns.
-                    call = calls[0]
-                    tool = roster[call["name"]]
-                    if not inspect.iscoroutinefunction(tool.handler):
-                        _answer_late(native, {call["id"]: _call_sync(tool, call)})
-                        continue
                 # Even a lone call runs on a worker: this thread must stay free to wait
                 # with the deadline.
                 if pool is None:

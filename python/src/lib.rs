@@ -18,9 +18,11 @@
 mod session;
 
 use ptc_runtime::{ToolResult, listing};
+use pyo3::IntoPyObjectExt;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Value as Json, json};
 use session::{CompileFailure, HostEvent, Misuse};
 use std::sync::Arc;
@@ -186,15 +188,45 @@ impl PyRun {
     /// `null`; `waiting` with the seconds until the next deadline or `null`; `settled`
     /// with the outcome object.
     fn step(&self, py: Python<'_>) -> (&'static str, String) {
-        match py.detach(|| self.inner.step()) {
-            HostEvent::Permission(calls) => ("permission", calls_json(calls)),
-            HostEvent::Dispatch(calls) => ("dispatch", calls_json(calls)),
-            HostEvent::Cancel(ids) => ("cancel", json!(ids).to_string()),
-            HostEvent::Pause => ("pause", "null".to_owned()),
-            HostEvent::Waiting(wait) => {
-                ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string())
+        event_tuple(py.detach(|| self.inner.step()))
+    }
+
+    /// As `step`, but a lone dispatched call is first offered to `handler(name, arguments)`
+    /// (arguments as Python data), called with the GIL held on this thread: it returns the
+    /// call's answer as `answer` reads one (JSON text of {"value": ...}, {"text": ...},
+    /// {"error": ...} or {"failure": ...}), fed at once, and the run steps on; or None to
+    /// leave the call to the host (returned as a `dispatch` event). An answer the envelope
+    /// refuses because the call timed out meanwhile is dropped; one it cannot read becomes
+    /// the call's failure. An exception from `handler` propagates (the host cancels).
+    fn step_inline(
+        &self,
+        py: Python<'_>,
+        handler: &Bound<'_, PyAny>,
+    ) -> PyResult<(&'static str, String)> {
+        loop {
+            let event = py.detach(|| self.inner.step());
+            let HostEvent::Dispatch(calls) = event else {
+                return Ok(event_tuple(event));
+            };
+            let [call] = calls.as_slice() else {
+                return Ok(("dispatch", calls_json(calls)));
+            };
+            let arguments = json_to_py(py, &call.arguments)?;
+            let answer = handler.call1((&*call.tool, arguments))?;
+            if answer.is_none() {
+                return Ok(("dispatch", calls_json(calls)));
             }
-            HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
+            let text: String = answer.extract()?;
+            let id = call.id.to_string();
+            let unreadable = match serde_json::from_str::<Json>(&text) {
+                // Refused only when the call is no longer running (timed out): dropped.
+                Ok(parsed) => self.feed(py, &id, parsed).err().map(|e| e.to_string()),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(why) = unreadable {
+                let message = format!("returned data ptc cannot read: {why}");
+                let _ = py.detach(|| self.inner.fail(&id, message));
+            }
         }
     }
 
@@ -219,20 +251,7 @@ impl PyRun {
         };
         let mut refused = Vec::new();
         for (id, answer) in map {
-            let fed = match answer {
-                Json::Object(mut fields) if fields.contains_key("failure") => {
-                    let message = match fields.remove("failure") {
-                        Some(Json::String(message)) => message,
-                        other => other.map(|v| v.to_string()).unwrap_or_default(),
-                    };
-                    py.detach(|| self.inner.fail(&id, message))
-                }
-                other => {
-                    let result = tool_result(other)?;
-                    py.detach(|| self.inner.complete(&id, result))
-                }
-            };
-            if let Err(Misuse(message)) = fed {
+            if let Err(Misuse(message)) = self.feed(py, &id, answer)? {
                 refused.push(message);
             }
         }
@@ -247,6 +266,69 @@ impl PyRun {
     fn cancel(&self) {
         self.inner.cancel();
     }
+}
+
+impl PyRun {
+    /// Feeds one answer (as `answer` reads it): `Err` for a malformed answer, `Ok(Err)`
+    /// for one the envelope refused.
+    fn feed(&self, py: Python<'_>, id: &str, answer: Json) -> PyResult<Result<(), Misuse>> {
+        Ok(match answer {
+            Json::Object(mut fields) if fields.contains_key("failure") => {
+                let message = match fields.remove("failure") {
+                    Some(Json::String(message)) => message,
+                    other => other.map(|v| v.to_string()).unwrap_or_default(),
+                };
+                py.detach(|| self.inner.fail(id, message))
+            }
+            other => {
+                let result = tool_result(other)?;
+                py.detach(|| self.inner.complete(id, result))
+            }
+        })
+    }
+}
+
+fn event_tuple(event: HostEvent) -> (&'static str, String) {
+    match event {
+        HostEvent::Permission(calls) => ("permission", calls_json(calls)),
+        HostEvent::Dispatch(calls) => ("dispatch", calls_json(calls)),
+        HostEvent::Cancel(ids) => ("cancel", json!(ids).to_string()),
+        HostEvent::Pause => ("pause", "null".to_owned()),
+        HostEvent::Waiting(wait) => ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string()),
+        HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
+    }
+}
+
+/// JSON data as Python data (the mapping of `json.loads`).
+fn json_to_py<'py>(py: Python<'py>, value: &Json) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Json::Null => py.None().into_bound(py),
+        Json::Bool(b) => b.into_bound_py_any(py)?,
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_bound_py_any(py)?
+            } else if let Some(u) = n.as_u64() {
+                u.into_bound_py_any(py)?
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?
+            }
+        }
+        Json::String(text) => PyString::new(py, text).into_any(),
+        Json::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Json::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(key, json_to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
 }
 
 fn tool_result(answer: Json) -> PyResult<ToolResult> {

@@ -115,3 +115,44 @@ def test_inline_late_answer_is_a_timeout_not_a_crash():
     outcome = ptc.Engine([slow], limits={"tool_timeout_ms": 50}, inline=True).run("(list (slow) 1)")
     assert outcome.outcome == "completed"
     assert "timed out" in outcome.text, outcome.text
+
+
+def test_inline_unreadable_or_raising_answers_become_error_values():
+    @ptc.tool
+    def deep() -> list:
+        """Nests past what the native side reads."""
+        value: list = []
+        for _ in range(300):
+            value = [value]
+        return value
+
+    @ptc.tool
+    def boom() -> str:
+        """Raises."""
+        raise RuntimeError("kaput")
+
+    engine = ptc.Engine([deep, boom], inline=True)
+    outcome = engine.run("(list (deep) (boom) 7)")
+    assert outcome.outcome == "completed", outcome.text
+    assert "cannot read" in outcome.text and "RuntimeError: kaput" in outcome.text
+    assert outcome.text.endswith(' 7)')
+
+
+def test_inline_async_handler_goes_to_the_driver_and_base_exceptions_cancel():
+    @ptc.tool
+    async def later(n: int) -> int:
+        """Async."""
+        return n + 1
+
+    class Stop(BaseException):
+        pass
+
+    @ptc.tool
+    def stop() -> str:
+        """Raises a BaseException."""
+        raise Stop()
+
+    engine = ptc.Engine([later, stop], inline=True)
+    assert engine.run("(later :n 1)").text == "2"
+    with pytest.raises(Stop):
+        engine.run("(stop)")
