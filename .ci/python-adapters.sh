@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The framework adapters (python/ptc/integrations): builds the package from source into a fresh
 # venv with every extra (`pip install "./python[all]"`, the frameworks pinned below), runs
-# mypy --strict over the package, then the whole Python suite with the adapters' tests
+# mypy --strict over the package and the adapters' tests, then the whole Python suite with the adapters' tests
 # (python/tests/integrations) in that venv. Needs python3 (>= 3.10, as the frameworks do) with venv;
 # without it the step is skipped loudly, or fails when CI is set.
 set -euo pipefail
@@ -47,8 +47,8 @@ export PATH="$venv/bin:$PATH"
 echo "== python-adapters: pip install ./python[all] (${PINS[*]})"
 "$venv/bin/python" -m pip install --quiet --no-build-isolation -c "$constraints" "./python[all]"
 
-echo "== python-adapters: mypy --strict python/ptc"
-"$venv/bin/python" -m mypy --strict python/ptc
+echo "== python-adapters: mypy --strict python/ptc python/tests/integrations"
+"$venv/bin/python" -m mypy --strict python/ptc python/tests/integrations
 
 echo "== python-adapters: cargo build -p ptc-cli (for the CLI parity test)"
 cargo build --quiet --locked -p ptc-cli

@@ -5,6 +5,8 @@ stand-in)."""
 import asyncio
 import json
 
+from typing import Any, Dict, List
+
 import pytest
 
 pytest.importorskip("anthropic")
@@ -15,7 +17,9 @@ from anthropic.lib.tools import beta_async_tool, beta_tool  # noqa: E402
 
 from ptc.integrations.anthropic import async_tool_call, tool_call  # noqa: E402
 
-def message(content: list, stop_reason: str) -> dict:
+
+
+def message(content: List[Any], stop_reason: str) -> Dict[str, Any]:
     return {
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
         "content": content, "stop_reason": stop_reason, "stop_sequence": None,
@@ -28,7 +32,7 @@ class MessagesApi:
 
     def __init__(self, expression: str):
         self.expression = expression
-        self.requests: list = []
+        self.requests: List[Any] = []
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         assert request.url.path == "/v1/messages"
@@ -45,7 +49,13 @@ class MessagesApi:
         return httpx2.Response(200, json=message([use], "tool_use"))
 
 
-def make_tools(log: list):
+def text_of(final: Any) -> str:
+    block = final.content[0]
+    assert block.type == "text"
+    return str(block.text)
+
+
+def make_tools(log: List[Any]) -> List[Any]:
     @beta_tool
     def weather(city: str) -> str:
         """Gives the weather of a city."""
@@ -55,8 +65,8 @@ def make_tools(log: list):
     return [weather]
 
 
-def test_tool_runner_runs_toolcall_composing_two_tools_in_parallel():
-    log: list = []
+def test_tool_runner_runs_toolcall_composing_two_tools_in_parallel() -> None:
+    log: List[Any] = []
     api = MessagesApi('(parallel (weather :city "Oslo") (weather :city "Rome"))')
     client = Anthropic(api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(api)))
     runner = client.beta.messages.tool_runner(
@@ -64,15 +74,15 @@ def test_tool_runner_runs_toolcall_composing_two_tools_in_parallel():
         tools=[tool_call(make_tools(log))],
     )
     final = runner.until_done()
-    assert final.content[0].text == 'answer: ("Oslo: 11" "Rome: 24")'
+    assert text_of(final) == 'answer: ("Oslo: 11" "Rome: 24")'
     assert sorted(c[1] for c in log) == ["Oslo", "Rome"]
     [sent] = api.requests[0]["tools"]
     assert sent["name"] == "ToolCall" and "weather" in sent["description"]
     assert sent["input_schema"]["required"] == ["expression"]
 
 
-def test_async_tool_runner_and_policy_denial():
-    log: list = []
+def test_async_tool_runner_and_policy_denial() -> None:
+    log: List[Any] = []
 
     @beta_async_tool
     async def weather(city: str) -> str:
@@ -84,12 +94,12 @@ def test_async_tool_runner_and_policy_denial():
     client = AsyncAnthropic(api_key="test", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
     tool = async_tool_call([weather], policy=lambda c: "no Rome" if c.arguments["city"] == "Rome" else None)
 
-    async def go():
+    async def go() -> Any:
         runner = client.beta.messages.tool_runner(
             model="claude-test", max_tokens=256, messages=[{"role": "user", "content": "w"}], tools=[tool]
         )
         return await runner.until_done()
 
     final = asyncio.run(go())
-    assert "no Rome" in final.content[0].text
+    assert "no Rome" in text_of(final)
     assert log == [("weather", "Oslo")]

@@ -3,6 +3,8 @@ in-memory client calls it; also over a proxy of another server (a client's tools
 
 import asyncio
 
+from typing import Any, Dict, List
+
 import pytest
 
 pytest.importorskip("fastmcp")
@@ -16,11 +18,11 @@ from ptc.integrations.fastmcp import PtcCodeMode  # noqa: E402
 PARALLEL = '(mapcar (lambda (r) (plist-get r :temp)) (parallel (weather :city "Oslo") (weather :city "Rome")))'
 
 
-def make_server(log: list) -> FastMCP:
+def make_server(log: List[Any]) -> FastMCP:
     server = FastMCP("tools")
 
     @server.tool
-    async def weather(city: str) -> dict:
+    async def weather(city: str) -> Dict[str, Any]:
         """Gives the weather of a city."""
         log.append(("weather", city))
         return {"city": city, "temp": 24 if city == "Rome" else 11}
@@ -34,15 +36,15 @@ def make_server(log: list) -> FastMCP:
     return server
 
 
-async def call(server: FastMCP, expression: str, raise_on_error: bool = True):
+async def call(server: FastMCP, expression: str, raise_on_error: bool = True) -> Any:
     async with Client(server) as client:
         tools = await client.list_tools()
         result = await client.call_tool("ToolCall", {"expression": expression}, raise_on_error=raise_on_error)
         return tools, result
 
 
-def test_in_memory_client_sees_one_toolcall_and_it_composes_two_tools_in_parallel():
-    log: list = []
+def test_in_memory_client_sees_one_toolcall_and_it_composes_two_tools_in_parallel() -> None:
+    log: List[Any] = []
     server = make_server(log)
     server.add_transform(PtcCodeMode())
     tools, result = asyncio.run(call(server, PARALLEL))
@@ -52,8 +54,8 @@ def test_in_memory_client_sees_one_toolcall_and_it_composes_two_tools_in_paralle
     assert sorted(c[1] for c in log) == ["Oslo", "Rome"]
 
 
-def test_text_results_and_script_errors():
-    log: list = []
+def test_text_results_and_script_errors() -> None:
+    log: List[Any] = []
     server = make_server(log)
     server.add_transform(PtcCodeMode())
     _, result = asyncio.run(call(server, '(shout :text "hi")'))
@@ -62,8 +64,8 @@ def test_text_results_and_script_errors():
         asyncio.run(call(server, "(weather :town 1)"))
 
 
-def test_policy_denial_aborts_and_is_an_error_result():
-    log: list = []
+def test_policy_denial_aborts_and_is_an_error_result() -> None:
+    log: List[Any] = []
     server = make_server(log)
     server.add_transform(PtcCodeMode(policy=lambda c: "no Rome" if c.arguments.get("city") == "Rome" else None))
     _, result = asyncio.run(
@@ -73,8 +75,8 @@ def test_policy_denial_aborts_and_is_an_error_result():
     assert log == [("weather", "Oslo")]
 
 
-def test_toolcall_over_a_proxy_of_another_servers_tools():
-    log: list = []
+def test_toolcall_over_a_proxy_of_another_servers_tools() -> None:
+    log: List[Any] = []
     proxy = create_proxy(make_server(log))
     proxy.add_transform(PtcCodeMode())
     tools, result = asyncio.run(call(proxy, PARALLEL))

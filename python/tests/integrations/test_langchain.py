@@ -3,6 +3,8 @@ ToolCall tool over LangChain tools; approvals through `PtcMiddleware`'s interrup
 
 import asyncio
 
+from typing import Any, Dict, List
+
 import pytest
 
 pytest.importorskip("langchain")
@@ -22,7 +24,7 @@ PARALLEL = '(mapcar (lambda (r) (plist-get r :temp)) (parallel (weather :city "O
 class ToolCallingFake(GenericFakeChatModel):
     """LangChain's fake chat model, accepting `bind_tools` (create_agent binds the tools)."""
 
-    def bind_tools(self, tools, **kwargs):  # type: ignore[override]
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
         self.__dict__.setdefault("bound", []).append([getattr(t, "name", t) for t in tools])
         return self
 
@@ -38,9 +40,9 @@ def scripted(expression: str) -> ToolCallingFake:
     )
 
 
-def make_tools(log: list):
+def make_tools(log: List[Any]) -> List[Any]:
     @tool
-    def weather(city: str) -> dict:
+    def weather(city: str) -> Dict[str, Any]:
         """Gives the weather of a city."""
         log.append(("weather", city))
         return {"city": city, "temp": 24 if city == "Rome" else 11}
@@ -54,12 +56,12 @@ def make_tools(log: list):
     return [weather, remove_file]
 
 
-def tool_messages(state: dict) -> list:
+def tool_messages(state: Dict[str, Any]) -> List[Any]:
     return [m for m in state["messages"] if isinstance(m, ToolMessage)]
 
 
-def test_create_agent_runs_toolcall_composing_two_tools_in_parallel():
-    log: list = []
+def test_create_agent_runs_toolcall_composing_two_tools_in_parallel() -> None:
+    log: List[Any] = []
     model = scripted(PARALLEL)
     agent = create_agent(model, tools=[tool_call(make_tools(log))])
     state = agent.invoke({"messages": [{"role": "user", "content": "weather?"}]})
@@ -70,8 +72,8 @@ def test_create_agent_runs_toolcall_composing_two_tools_in_parallel():
     assert model.__dict__["bound"][0] == ["ToolCall"]
 
 
-def test_async_agent_and_description_lists_the_tools():
-    log: list = []
+def test_async_agent_and_description_lists_the_tools() -> None:
+    log: List[Any] = []
     toolcall = tool_call(make_tools(log))
     assert "weather" in toolcall.description and "remove_file" in toolcall.description
     agent = create_agent(scripted(PARALLEL), tools=[toolcall])
@@ -79,13 +81,13 @@ def test_async_agent_and_description_lists_the_tools():
     assert tool_messages(state)[0].content == "(11 24)"
 
 
-def approval_agent(expression: str, log: list):
+def approval_agent(expression: str, log: List[Any]) -> Any:
     middleware = PtcMiddleware(make_tools(log), approval_required=["remove_file"])
     return create_agent(scripted(expression), middleware=[middleware], checkpointer=InMemorySaver())
 
 
-def test_middleware_interrupts_before_a_toolcall_naming_a_gated_tool_and_runs_it_when_approved():
-    log: list = []
+def test_middleware_interrupts_before_a_toolcall_naming_a_gated_tool_and_runs_it_when_approved() -> None:
+    log: List[Any] = []
     agent = approval_agent('(list (weather :city "Oslo") (remove_file :path "/tmp/x"))', log)
     config = {"configurable": {"thread_id": "t1"}}
     state = agent.invoke({"messages": [{"role": "user", "content": "clean"}]}, config)
@@ -98,8 +100,8 @@ def test_middleware_interrupts_before_a_toolcall_naming_a_gated_tool_and_runs_it
     assert [c[0] for c in log] == ["weather", "remove_file"]
 
 
-def test_middleware_rejection_runs_nothing():
-    log: list = []
+def test_middleware_rejection_runs_nothing() -> None:
+    log: List[Any] = []
     agent = approval_agent('(remove_file :path "/tmp/x")', log)
     config = {"configurable": {"thread_id": "t2"}}
     agent.invoke({"messages": [{"role": "user", "content": "clean"}]}, config)
@@ -108,16 +110,16 @@ def test_middleware_rejection_runs_nothing():
     assert "no" in tool_messages(state)[0].content
 
 
-def test_toolcall_not_naming_a_gated_tool_runs_without_interrupt():
-    log: list = []
+def test_toolcall_not_naming_a_gated_tool_runs_without_interrupt() -> None:
+    log: List[Any] = []
     agent = approval_agent('(weather :city "Oslo")', log)
     state = agent.invoke({"messages": [{"role": "user", "content": "w"}]}, {"configurable": {"thread_id": "t3"}})
     assert "__interrupt__" not in state
     assert log == [("weather", "Oslo")]
 
 
-def test_gated_tool_without_reviewer_is_denied_and_aborts():
-    log: list = []
+def test_gated_tool_without_reviewer_is_denied_and_aborts() -> None:
+    log: List[Any] = []
     toolcall = tool_call(make_tools(log), approval_required=["remove_file"])
     state = create_agent(scripted('(list (weather :city "Oslo") (remove_file :path "/x") (weather :city "Rome"))'),
                          tools=[toolcall]).invoke({"messages": [{"role": "user", "content": "x"}]})

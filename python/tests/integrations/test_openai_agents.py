@@ -4,6 +4,8 @@ over `function_tool`s; approvals through `needs_approval` interruptions."""
 import asyncio
 import json
 
+from typing import Any, Dict, List
+
 import pytest
 
 pytest.importorskip("agents")
@@ -29,11 +31,12 @@ class Scripted(Model):
 
     def __init__(self, expression: str):
         self.expression = expression
-        self.tools: list = []
+        self.tools: List[Any] = []
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
-                           handoffs, tracing, *, previous_response_id=None, conversation_id=None,
-                           prompt=None, **kwargs):
+    async def get_response(self, system_instructions: Any, input: Any, model_settings: Any, tools: Any,
+                           output_schema: Any, handoffs: Any, tracing: Any, *,
+                           previous_response_id: Any = None, conversation_id: Any = None,
+                           prompt: Any = None, **kwargs: Any) -> ModelResponse:
         self.tools.append(tools)
         outputs = [i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"] \
             if isinstance(input, list) else []
@@ -50,13 +53,13 @@ class Scripted(Model):
         )
         return ModelResponse(output=[call], usage=Usage(), response_id=None)
 
-    def stream_response(self, *args, **kwargs):  # pragma: no cover - not used by Runner.run
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - not used by Runner.run
         raise NotImplementedError
 
 
-def make_tools(log: list):
+def make_tools(log: List[Any]) -> List[Any]:
     @function_tool
-    async def weather(city: str) -> dict:
+    async def weather(city: str) -> Dict[str, Any]:
         """Gives the weather of a city."""
         log.append(("weather", city))
         return {"city": city, "temp": 24 if city == "Rome" else 11}
@@ -70,14 +73,14 @@ def make_tools(log: list):
     return [weather, remove_file]
 
 
-def agent_for(expression: str, log: list):
+def agent_for(expression: str, log: List[Any]) -> Any:
     model = Scripted(expression)
     agent = Agent(name="a", model=model, tools=[tool_call(make_tools(log))], model_settings=ModelSettings())
     return agent, model
 
 
-def test_runner_runs_toolcall_composing_two_tools_in_parallel():
-    log: list = []
+def test_runner_runs_toolcall_composing_two_tools_in_parallel() -> None:
+    log: List[Any] = []
     agent, model = agent_for(PARALLEL, log)
     result = asyncio.run(Runner.run(agent, "weather?"))
     assert result.final_output == "answer: (11 24)"
@@ -86,11 +89,11 @@ def test_runner_runs_toolcall_composing_two_tools_in_parallel():
     assert toolcall.name == "ToolCall" and "weather" in toolcall.description
 
 
-def test_naming_a_gated_tool_interrupts_then_runs_when_approved():
-    log: list = []
+def test_naming_a_gated_tool_interrupts_then_runs_when_approved() -> None:
+    log: List[Any] = []
     agent, _ = agent_for('(list (weather :city "Oslo") (remove_file :path "/tmp/x"))', log)
 
-    async def go():
+    async def go() -> Any:
         first = await Runner.run(agent, "clean")
         assert [i.tool_name for i in first.interruptions] == ["ToolCall"]
         assert log == []
@@ -103,11 +106,11 @@ def test_naming_a_gated_tool_interrupts_then_runs_when_approved():
     assert [c[0] for c in log] == ["weather", "remove_file"]
 
 
-def test_rejected_toolcall_runs_nothing():
-    log: list = []
+def test_rejected_toolcall_runs_nothing() -> None:
+    log: List[Any] = []
     agent, _ = agent_for('(remove_file :path "/tmp/x")', log)
 
-    async def go():
+    async def go() -> Any:
         first = await Runner.run(agent, "clean")
         state = first.to_state()
         state.reject(first.interruptions[0])
@@ -118,16 +121,16 @@ def test_rejected_toolcall_runs_nothing():
     assert result.final_output.startswith("answer: ")
 
 
-def test_toolcall_not_naming_a_gated_tool_needs_no_approval():
-    log: list = []
+def test_toolcall_not_naming_a_gated_tool_needs_no_approval() -> None:
+    log: List[Any] = []
     agent, _ = agent_for('(weather :city "Oslo")', log)
     result = asyncio.run(Runner.run(agent, "w"))
     assert not result.interruptions
     assert log == [("weather", "Oslo")]
 
 
-def test_policy_denial_aborts_the_composition():
-    log: list = []
+def test_policy_denial_aborts_the_composition() -> None:
+    log: List[Any] = []
     tool = tool_call(make_tools(log)[:1], policy=lambda c: "no Rome" if c.arguments["city"] == "Rome" else None)
     model = Scripted('(list (weather :city "Oslo") (weather :city "Rome") (weather :city "Paris"))')
     result = asyncio.run(Runner.run(Agent(name="a", model=model, tools=[tool]), "w"))

@@ -3,6 +3,8 @@
 
 import threading
 
+from typing import Any, Dict, List
+
 import pytest
 
 pytest.importorskip("pydantic_ai")
@@ -24,11 +26,11 @@ from ptc.integrations.pydantic_ai import PtcToolset  # noqa: E402
 PARALLEL = '(mapcar (lambda (r) (plist-get r :temp)) (parallel (weather :city "Oslo") (weather :city "Rome")))'
 
 
-def make_toolset(log: list) -> FunctionToolset:
+def make_toolset(log: List[Any]) -> FunctionToolset:
     toolset: FunctionToolset = FunctionToolset()
 
     @toolset.tool_plain
-    async def weather(city: str) -> dict:
+    async def weather(city: str) -> Dict[str, Any]:
         """Gives the weather of a city."""
         log.append(("weather", city, threading.get_ident()))
         return {"city": city, "temp": 24 if city == "Rome" else 11}
@@ -42,7 +44,7 @@ def make_toolset(log: list) -> FunctionToolset:
     return toolset
 
 
-def scripted(expression: str, seen: list):
+def scripted(expression: str, seen: List[Any]) -> FunctionModel:
     """A model that calls ToolCall with `expression`, then answers with what it returned."""
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -56,9 +58,9 @@ def scripted(expression: str, seen: list):
     return FunctionModel(model)
 
 
-def test_agent_turn_composes_two_tools_in_parallel():
-    log: list = []
-    seen: list = []
+def test_agent_turn_composes_two_tools_in_parallel() -> None:
+    log: List[Any] = []
+    seen: List[Any] = []
     agent = Agent(scripted(PARALLEL, seen), toolsets=[PtcToolset(make_toolset(log))])
     result = agent.run_sync("How warm is it in Oslo and Rome?")
     assert result.output == "answer: (11 24)"
@@ -70,15 +72,15 @@ def test_agent_turn_composes_two_tools_in_parallel():
     assert tools[0].parameters_json_schema["required"] == ["expression"]
 
 
-def test_script_error_reaches_the_model_as_the_tool_result():
+def test_script_error_reaches_the_model_as_the_tool_result() -> None:
     agent = Agent(scripted("(weather :town 1)", []), toolsets=[PtcToolset(make_toolset([]))])
     result = agent.run_sync("go")
     assert result.output.startswith("answer: ")
     assert "town" in result.output
 
 
-def test_gated_tool_defers_the_toolcall_for_approval_then_runs_when_approved():
-    log: list = []
+def test_gated_tool_defers_the_toolcall_for_approval_then_runs_when_approved() -> None:
+    log: List[Any] = []
     expression = '(list (weather :city "Oslo") (remove_file :path "/tmp/x"))'
     agent = Agent(
         scripted(expression, []),
@@ -99,8 +101,8 @@ def test_gated_tool_defers_the_toolcall_for_approval_then_runs_when_approved():
     assert [c[0] for c in log] == ["weather", "remove_file"]
 
 
-def test_denied_toolcall_runs_nothing():
-    log: list = []
+def test_denied_toolcall_runs_nothing() -> None:
+    log: List[Any] = []
     agent = Agent(
         scripted('(remove_file :path "/tmp/x")', []),
         toolsets=[PtcToolset(make_toolset(log))],
@@ -116,8 +118,8 @@ def test_denied_toolcall_runs_nothing():
     assert log == []
 
 
-def test_gated_tool_cannot_be_reached_by_a_computed_name_without_approval():
-    log: list = []
+def test_gated_tool_cannot_be_reached_by_a_computed_name_without_approval() -> None:
+    log: List[Any] = []
     # `remove_file` reached through a computed symbol: the expression does not name it, so no
     # approval is asked, and the composed roster does not have it either.
     expression = '(progn (weather :city "Oslo") (funcall (intern (concat "remove" "_file")) :path "/x") (weather :city "Rome"))'
@@ -128,8 +130,8 @@ def test_gated_tool_cannot_be_reached_by_a_computed_name_without_approval():
     assert [c[1] for c in log] == ["Oslo"]
 
 
-def test_user_policy_denial_aborts_the_composition():
-    log: list = []
+def test_user_policy_denial_aborts_the_composition() -> None:
+    log: List[Any] = []
     toolset = PtcToolset(
         make_toolset(log), policy=lambda call: "no Rome" if call.arguments.get("city") == "Rome" else None
     )
