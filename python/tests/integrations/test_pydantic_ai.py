@@ -139,3 +139,25 @@ def test_user_policy_denial_aborts_the_composition() -> None:
     result = Agent(scripted(expression, []), toolsets=[toolset]).run_sync("go")
     assert "no Rome" in result.output
     assert [c[1] for c in log] == ["Oslo"]
+
+
+def test_toolcall_over_an_mcp_toolset() -> None:
+    pytest.importorskip("fastmcp")
+    from fastmcp import FastMCP
+    from pydantic_ai.mcp import MCPToolset
+
+    server = FastMCP("weather")
+    log: List[Any] = []
+
+    @server.tool
+    def weather(city: str) -> Dict[str, Any]:
+        """Gives the weather of a city."""
+        log.append(("weather", city))
+        return {"city": city, "temp": 24 if city == "Rome" else 11}
+
+    seen: List[Any] = []
+    agent = Agent(scripted(PARALLEL, seen), toolsets=[PtcToolset(MCPToolset(server))])
+    result = agent.run_sync("weather?")
+    assert result.output == "answer: (11 24)"
+    assert sorted(c[1] for c in log) == ["Oslo", "Rome"]
+    assert [t.name for t in seen[0].function_tools] == ["ToolCall"]
