@@ -14,10 +14,13 @@ class Run:
     def step(self) -> Tuple[str, str]:
         """(kind, json): permission | dispatch | cancel | pause | waiting | settled."""
     def step_inline(
-        self, handler: Callable[[str, Dict[str, Any]], Optional[str]]
+        self,
+        handler: Callable[[str, Dict[str, Any]], Optional[Tuple[bool, Any]]],
+        encode: Callable[[str, Any], str],
     ) -> Tuple[str, str]:
-        """As `step`; a lone dispatched call is answered by `handler(name, arguments)`
-        (answer JSON text) on this thread, or left to the host when it returns None."""
+        """As `step`; a lone dispatched call is answered on this thread by
+        `handler(name, arguments)`: `(True, answer_text)`, `(False, plain_result)` (converted
+        natively, else by `encode(name, result)`), or None to leave it to the host."""
     def allow(self, id: str) -> None: ...
     def deny(self, id: str, reason: str) -> None: ...
     def answer(self, answers: str) -> None: ...

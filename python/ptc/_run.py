@@ -44,7 +44,7 @@ from typing import (
 
 from . import _ptc
 from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
-from ._tools import Tool, encode_failure, encode_result, safe_text
+from ._tools import Tool, ToolResult, encode_failure, encode_result, safe_text
 
 Tools = Iterable[Tool]
 Limits = Mapping[str, Union[int, float, str, None]]
@@ -448,12 +448,17 @@ class Engine:
 
 def _call_sync(tool: Tool, call: Dict[str, Any]) -> str:
     try:
-        result = tool.handler(**call["arguments"])
-        if inspect.isawaitable(result):
-            result = asyncio.run(_awaited(result))
-        return encode_result(tool.name, result)
+        return _settle(tool.name, tool.handler(**call["arguments"]))
     except Exception as error:
         return encode_failure(tool.name, error)
+
+
+def _settle(tool_name: str, result: Any) -> str:
+    """A synchronous handler's return value as its answer text (an awaitable is run to
+    completion first; that may raise)."""
+    if inspect.isawaitable(result):
+        result = asyncio.run(_awaited(result))
+    return encode_result(tool_name, result)
 
 
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
@@ -475,15 +480,25 @@ def _decide(native: Any, policy: Policy, payload: str) -> None:
             native.deny(call.id, reason)
 
 
-def _inline_handler(roster: Mapping[str, Tool]) -> Callable[[str, Dict[str, Any]], Optional[str]]:
-    """`step_inline`'s handler: a synchronous tool's encoded answer, or None for an async
-    one (left to the driver)."""
+def _inline_handler(
+    roster: Mapping[str, Tool],
+) -> Callable[[str, Dict[str, Any]], Optional[Tuple[bool, Any]]]:
+    """`step_inline`'s handler: None for an async tool (left to the driver); else
+    `(False, result)` with a plain return value (the native side converts it, or hands it
+    to `encode_result`), or `(True, answer_text)` for a raise, a `ToolResult` or an
+    awaitable (`_call_sync`'s encoding)."""
 
-    def handle(name: str, arguments: Dict[str, Any]) -> Optional[str]:
+    def handle(name: str, arguments: Dict[str, Any]) -> Optional[Tuple[bool, Any]]:
         tool = roster[name]
         if inspect.iscoroutinefunction(tool.handler):
             return None
-        return _call_sync(tool, {"arguments": arguments})
+        try:
+            result = tool.handler(**arguments)
+            if isinstance(result, ToolResult) or inspect.isawaitable(result):
+                return True, _settle(tool.name, result)
+        except Exception as error:
+            return True, encode_failure(tool.name, error)
+        return False, result
 
     return handle
 
@@ -503,7 +518,7 @@ def _drive(
             if handle is not None and not running:
                 # Opted in: the native side runs a lone synchronous call on this thread (no
                 # thread hand-off, no JSON list); the deadlines are checked when it returns.
-                kind, payload = native.step_inline(handle)
+                kind, payload = native.step_inline(handle, encode_result)
             else:
                 kind, payload = native.step()
             if kind == "settled":

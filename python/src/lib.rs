@@ -22,7 +22,7 @@ use pyo3::IntoPyObjectExt;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Value as Json, json};
 use session::{CompileFailure, HostEvent, Misuse};
 use std::sync::Arc;
@@ -192,16 +192,22 @@ impl PyRun {
     }
 
     /// As `step`, but a lone dispatched call is first offered to `handler(name, arguments)`
-    /// (arguments as Python data), called with the GIL held on this thread: it returns the
-    /// call's answer as `answer` reads one (JSON text of {"value": ...}, {"text": ...},
-    /// {"error": ...} or {"failure": ...}), fed at once, and the run steps on; or None to
-    /// leave the call to the host (returned as a `dispatch` event). An answer the envelope
-    /// refuses because the call timed out meanwhile is dropped; one it cannot read becomes
-    /// the call's failure. An exception from `handler` propagates (the host cancels).
+    /// (arguments as Python data), called with the GIL held on this thread. It returns None
+    /// to leave the call to the host (returned as a `dispatch` event), `(True, text)` with
+    /// the call's answer as `answer` reads one (JSON text of {"value": ...}, {"text": ...},
+    /// {"error": ...} or {"failure": ...}), or `(False, result)` with the handler's plain
+    /// return value: a `str` is a text result; None, bool, int, float, str, list, tuple and
+    /// dict with str keys are converted here; anything else (or a non-finite float, a lone
+    /// surrogate, an int past 64 bits, nesting past 128) goes through `encode(name, result)`,
+    /// which returns the answer text. The answer is fed at once and the run steps on. An
+    /// answer the envelope refuses because the call timed out meanwhile is dropped; one it
+    /// cannot read becomes the call's failure. An exception from `handler` or `encode`
+    /// propagates (the host cancels).
     fn step_inline(
         &self,
         py: Python<'_>,
         handler: &Bound<'_, PyAny>,
+        encode: &Bound<'_, PyAny>,
     ) -> PyResult<(&'static str, String)> {
         loop {
             let event = py.detach(|| self.inner.step());
@@ -216,11 +222,33 @@ impl PyRun {
             if answer.is_none() {
                 return Ok(("dispatch", calls_json(calls)));
             }
-            let text: String = answer.extract()?;
+            let (encoded, result): (bool, Bound<'_, PyAny>) = answer.extract()?;
             let id = call.id.to_string();
-            let unreadable = match serde_json::from_str::<Json>(&text) {
-                // Refused only when the call is no longer running (timed out): dropped.
-                Ok(parsed) => self.feed(py, &id, parsed).err().map(|e| e.to_string()),
+            if !encoded {
+                let direct = match result.cast::<PyString>() {
+                    Ok(text) => text.to_cow().ok().map(|t| ToolResult::text(t.into_owned())),
+                    Err(_) => py_to_json(&result, 0).map(ToolResult::json),
+                };
+                if let Some(direct) = direct {
+                    // Refused only when the call is no longer running (timed out): dropped.
+                    let _ = py.detach(|| self.inner.complete(&id, direct));
+                    continue;
+                }
+            }
+            let text: String = if encoded {
+                result.extract()?
+            } else {
+                encode.call1((&*call.tool, result))?.extract()?
+            };
+            // Read as `answer` reads it (the same text, so the same limits and messages).
+            let wrapped = format!("{{{}:{text}}}", Json::String(id.clone()));
+            let unreadable = match serde_json::from_str::<Json>(&wrapped) {
+                // A malformed answer is unreadable; one refused as late is dropped.
+                Ok(Json::Object(mut map)) => match map.remove(&id) {
+                    Some(parsed) => self.feed(py, &id, parsed).err().map(|e| e.to_string()),
+                    None => Some("no answer".to_owned()),
+                },
+                Ok(_) => Some("no answer".to_owned()),
                 Err(e) => Some(e.to_string()),
             };
             if let Some(why) = unreadable {
@@ -297,6 +325,60 @@ fn event_tuple(event: HostEvent) -> (&'static str, String) {
         HostEvent::Waiting(wait) => ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string()),
         HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
     }
+}
+
+/// How many containers deep `py_to_json` converts: what `serde_json` (limit 128) reads of
+/// a value inside the `{id: {"value": ...}}` text that `answer` gets, so that data past it
+/// takes the text path and fails there the same way.
+const MAX_DEPTH: usize = 125;
+
+/// Plain Python data as JSON, when it is exactly what `json.dumps` would write and
+/// `serde_json` read back the same; None for anything else (left to the Python encoder).
+fn py_to_json(value: &Bound<'_, PyAny>, depth: usize) -> Option<Json> {
+    if value.is_none() {
+        return Some(Json::Null);
+    }
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Some(Json::Bool(flag.is_true()));
+    }
+    if let Ok(int) = value.cast::<PyInt>() {
+        if let Ok(n) = int.extract::<i64>() {
+            return Some(Json::from(n));
+        }
+        return int.extract::<u64>().ok().map(Json::from);
+    }
+    if let Ok(float) = value.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(float.value()).map(Json::Number);
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return text.to_cow().ok().map(|t| Json::String(t.into_owned()));
+    }
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    if let Ok(list) = value.cast::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            items.push(py_to_json(&item, depth + 1)?);
+        }
+        return Some(Json::Array(items));
+    }
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        let mut items = Vec::with_capacity(tuple.len());
+        for item in tuple.iter() {
+            items.push(py_to_json(&item, depth + 1)?);
+        }
+        return Some(Json::Array(items));
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let mut map = serde_json::Map::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            let key = key.cast::<PyString>().ok()?.to_cow().ok()?.into_owned();
+            map.insert(key, py_to_json(&item, depth + 1)?);
+        }
+        return Some(Json::Object(map));
+    }
+    None
 }
 
 /// JSON data as Python data (the mapping of `json.loads`).

@@ -2,6 +2,8 @@
 `ptc.run`."""
 
 import asyncio
+import json
+import re
 import threading
 
 import pytest
@@ -156,3 +158,43 @@ def test_inline_async_handler_goes_to_the_driver_and_base_exceptions_cancel():
     assert engine.run("(later :n 1)").text == "2"
     with pytest.raises(Stop):
         engine.run("(stop)")
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+RETURNS = [
+    None, True, False, 0, -7, 2**63 - 1, 2**63, 2**64, 2**70, 1.5, -0.0, 1e308, float("nan"),
+    float("inf"), "text", "", "lone \ud800", [1, (2, 3)], {"a": {"b": [None, 2.5]}}, {1: "x"},
+    {"k": {3}}, {3}, object(), ptc.ToolResult(text="t", notes=["n"]), ptc.ToolResult(value=[1]),
+    ptc.ToolResult(error="bad"), _nested(120), _nested(124), _nested(125), _nested(126), _nested(127), _nested(200),
+    [_nested(123)], {"a": _nested(124)}, [[1, _nested(123)]],
+]
+
+
+@pytest.mark.parametrize("index", range(len(RETURNS)))
+def test_inline_answers_match_the_worker_path(index):
+    returned = RETURNS[index]
+
+    @ptc.tool
+    def give() -> object:
+        """Returns the value under test."""
+        return returned
+
+    def comparable(outcome: ptc.Outcome) -> dict:
+        # The envelope ids differ between runs, and so do parse errors' columns.
+        data = json.loads(re.sub(r"column \d+", "column N", outcome.to_json()))
+        data.pop("stats")
+        for call in data["calls"]:
+            call.pop("id", None)
+        data.pop("id")
+        return data
+
+    for expression in ["(give)", "(list (give) 1)"]:
+        inline = ptc.Engine([give], inline=True).run(expression)
+        workers = ptc.Engine([give]).run(expression)
+        assert comparable(inline) == comparable(workers), (returned, inline.text, workers.text)
