@@ -1,10 +1,14 @@
 //! `ptc._ptc`: the native half of the `ptc` Python package.
 //!
 //! It owns the boundary between Python and the envelope: a roster built once
-//! ([`PyEngine`]), compiling a script for a roster ([`PyProgram`]), stepping one run ([`PyRun`]), and the static services (`describe`,
-//! `check`). Data crosses the boundary as JSON text, decoded and encoded by the Python half
-//! (`ptc/_core.py`), so the mapping of values is exactly the JSON one of `ptc run --format
-//! json` and a handler's non-JSON data is caught in Python with a clear message.
+//! ([`PyEngine`]), compiling a script for a roster ([`PyProgram`]), stepping one run
+//! ([`PyRun`]), and the static services (`describe`, `check`). Data crosses the boundary as
+//! JSON text, decoded and encoded by the Python half (`ptc/_run.py`, `ptc/_tools.py`), so the
+//! mapping of values is exactly the JSON one of `ptc run --format json` and a handler's
+//! non-JSON data is caught in Python with a clear message. The one exception is
+//! `Run.step_inline`, which calls a lone call's handler itself: arguments go to Python as
+//! data, and a plain result comes back as data when it is exactly what the JSON text would
+//! carry (anything else takes the text path, read as `answer` reads it).
 //!
 //! Invariants:
 //! - The GIL is released whenever the envelope or the machine runs (`Python::detach`), so
