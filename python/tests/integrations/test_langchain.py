@@ -125,3 +125,13 @@ def test_gated_tool_without_reviewer_is_denied_and_aborts() -> None:
                          tools=[toolcall]).invoke({"messages": [{"role": "user", "content": "x"}]})
     assert "approval" in tool_messages(state)[0].content
     assert log == [("weather", "Oslo")]
+
+
+def test_middleware_without_gated_tools_adds_toolcall_and_needs_no_checkpointer() -> None:
+    log: List[Any] = []
+    model = scripted(PARALLEL)
+    agent = create_agent(model, middleware=[PtcMiddleware(make_tools(log))])
+    state = agent.invoke({"messages": [{"role": "user", "content": "w"}]})
+    assert tool_messages(state)[0].content == "(11 24)"
+    assert model.__dict__["bound"][0] == ["ToolCall"]
+    assert sorted(c[1] for c in log) == ["Oslo", "Rome"]
