@@ -477,7 +477,10 @@ def _decide(native: Any, policy: Policy, payload: str) -> None:
         if reason is None:
             native.allow(call.id)
         else:
+            # A denial aborts the script: the envelope settles and takes no more decisions
+            # (the batch's other calls are never asked about).
             native.deny(call.id, reason)
+            return
 
 
 def _inline_handler(
@@ -613,7 +616,8 @@ async def _drive_async(
                     if reason is None:
                         native.allow(call.id)
                     else:
-                        native.deny(call.id, reason)
+                        native.deny(call.id, reason)  # aborts: no more decisions (_decide)
+                        break
             elif kind == "cancel":
                 cancelled = set(json.loads(payload))
                 for task in [t for t, id in tasks.items() if id in cancelled]:

@@ -198,3 +198,44 @@ def test_inline_answers_match_the_worker_path(index):
         inline = ptc.Engine([give], inline=True).run(expression)
         workers = ptc.Engine([give]).run(expression)
         assert comparable(inline) == comparable(workers), (returned, inline.text, workers.text)
+
+
+@pytest.mark.parametrize(
+    "expression, limits, kind",
+    [
+        (PARALLEL, {"tool_calls": 1}, ptc.ErrorKind.TOOL_CALL),
+        ("(weather :town 1)", None, None),
+        ("(car 1)", None, ptc.ErrorKind.SCRIPT),
+        ("(no-such-function 1)", None, ptc.ErrorKind.PREFLIGHT),
+        ("(let ((i 0)) (while t (setq i (+ i 1))))", {"steps": 1000}, ptc.ErrorKind.STEP),
+    ],
+)
+def test_error_kind_is_the_wire_name_as_an_enum(expression, limits, kind):
+    outcome = ptc.Engine([weather], limits=limits).run(expression)
+    assert outcome.error is not None
+    assert isinstance(outcome.error_kind, ptc.ErrorKind)
+    # Every kind the runtime sent is one the enum knows (no fallback).
+    assert outcome.error_kind.value == outcome.error["kind"]
+    assert outcome.error_kind == outcome.error["kind"]
+    if kind is not None:
+        assert outcome.error_kind is kind
+
+
+def test_completed_has_no_error_kind_and_denied_has_one():
+    assert ptc.Engine([weather]).run(PARALLEL).error_kind is None
+    denied = ptc.Engine([weather], policy=lambda c: False).run(PARALLEL)
+    assert denied.error_kind is ptc.ErrorKind.DENIED
+    assert {c["status"] for c in denied.calls} <= {"denied", "cancelled", "success"}
+
+
+def test_a_denial_in_a_parallel_batch_settles_denied_sync_and_async():
+    asked: list = []
+
+    def deny_all(call: ptc.Call) -> bool:
+        asked.append(call.arguments["city"])
+        return False
+
+    assert ptc.run(PARALLEL, [weather], policy=deny_all).outcome == "denied"
+    assert asked == ["Oslo"]  # the first denial aborts; the sibling is not asked about
+    outcome = asyncio.run(ptc.run_async(PARALLEL, [weather], policy=deny_all))
+    assert outcome.outcome == "denied" and outcome.error_kind is ptc.ErrorKind.DENIED
