@@ -3,9 +3,12 @@
 Two measurements, the same program in each engine's language with the same host functions:
 
 1. compile+run of a 10-line script (one Glob call, then one Size call per file, a filter
-   and a sum), from source text to the final value, per run;
+   and a sum), from source text to the final value, per run (for ptc also through a
+   `ptc.Engine` built once, `engine_script_us`, where the roster and the program are kept,
+   and `engine_inline_script_us` with `inline=True`, lone calls on the calling thread);
 2. the per-nested-call overhead: a loop of N calls of a trivial host function `echo`
-   minus the same loop with the call replaced by its value, divided by N.
+   minus the same loop with the call replaced by its value, divided by N (for ptc also with
+   `inline=True`, `inline_per_call_us`).
 
 Run one engine per interpreter (they live in separate venvs):
 
@@ -120,8 +123,39 @@ def bench_ptc(n: int, repeat: int) -> Dict[str, Any]:
 
     calls = median_us(loop(with_calls), repeat, "calls")
     bare = median_us(loop(without), repeat, "bare")
+    result: Dict[str, Any] = {}
+    if hasattr(ptc, "Engine"):
+        engine = ptc.Engine(tools, limits=limits)
+
+        def engine_script() -> None:
+            outcome = engine.run(PTC_SCRIPT)
+            assert outcome.value == EXPECTED, outcome.text
+
+        # The roster built once and the program cached: what a host that keeps an Engine pays.
+        result["engine_script_us"] = median_us(engine_script, repeat * 4, "engine_script_us")
+        inline = ptc.Engine(tools, limits=limits, inline=True)
+
+        def inline_script() -> None:
+            outcome = inline.run(PTC_SCRIPT)
+            assert outcome.value == EXPECTED, outcome.text
+
+        # ... and with lone calls run on the calling thread (no hand-off to a worker).
+        result["engine_inline_script_us"] = median_us(inline_script, repeat * 4, "inline_script")
+
+        def inline_loop(program: Any) -> Callable[[], None]:
+            def run() -> None:
+                outcome = program.run(inline=True)
+                assert outcome.value == n * (n - 1) // 2, outcome.text
+
+            return run
+
+        inline_calls = median_us(inline_loop(with_calls), repeat, "inline_calls")
+        inline_bare = median_us(inline_loop(without), repeat, "inline_bare")
+        result["inline_per_call_us"] = (inline_calls - inline_bare) / n
+        result["min_inline_per_call_us"] = (MINIMA["inline_calls"] - MINIMA["inline_bare"]) / n
     return {
         "engine": f"ptc {ptc.__version__}",
+        **result,
         "script_us": median_us(script, repeat * 4, "script_us"),
         "loop_calls_us": calls,
         "loop_bare_us": bare,

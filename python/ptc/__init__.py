@@ -17,17 +17,35 @@ The envelope — validation, ids, batches, permissions, audit, outcome — is th
 (the native module `ptc._ptc`); this package runs your handlers and answers its calls.
 """
 
-from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
+from ._outcome import (
+    AuditCall,
+    Call,
+    CallStatus,
+    Calls,
+    CompileError,
+    Diagnostic,
+    ErrorKind,
+    Outcome,
+    OutcomeError,
+    OutcomeKind,
+    Settled,
+)
 from ._ptc import SessionError, __version__
-from ._run import Program, Run, check, compile, default_limits, describe, run, run_async
+from ._run import Engine, Program, Run, check, compile, default_limits, describe, run, run_async
 from ._tools import Tool, ToolResult, input_schema, schema_for, tool
 
 __all__ = [
+    "AuditCall",
     "Call",
+    "CallStatus",
     "Calls",
     "CompileError",
     "Diagnostic",
+    "Engine",
+    "ErrorKind",
     "Outcome",
+    "OutcomeError",
+    "OutcomeKind",
     "Program",
     "Run",
     "SessionError",

@@ -8,8 +8,66 @@ An `Outcome` is the runtime's own settlement, decoded from the one JSON object t
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, TypedDict, cast
+
+#: How a run settled.
+OutcomeKind = Literal["completed", "script-error", "denied", "interrupted", "tool-error"]
+
+#: A nested call's state in the audit.
+CallStatus = Literal["queued", "running", "success", "error", "denied", "cancelled", "interrupted"]
+
+
+class ErrorKind(str, enum.Enum):
+    """Why a run failed: the wire names of `Outcome.error["kind"]` (a `str`, so it compares
+    equal to the name)."""
+
+    INPUT = "input"
+    PREFLIGHT = "preflight"
+    EXPANSION = "expansion"
+    STEP = "step"
+    TIME = "time"
+    TOOL_CALL = "tool-call"
+    VALUE = "value"
+    RETAINED_VALUE = "retained-value"
+    ATOMIC_WORK = "atomic-work"
+    STACK = "stack"
+    SCRIPT = "script"
+    CLOSED = "closed"
+    DENIED = "denied"
+    INTERRUPTED = "interrupted"
+    TOOL_ERROR = "tool-error"
+    ARGUMENTS = "arguments"
+    CHECKPOINT = "checkpoint"
+    ROSTER = "roster"
+
+
+class OutcomeError(TypedDict):
+    """`Outcome.error`: the typed error of a failed run."""
+
+    kind: str
+    message: str
+
+
+class _AuditCallKeys(TypedDict):
+    id: str
+    order: int
+    tool: str
+    status: CallStatus
+
+
+class AuditCall(_AuditCallKeys, total=False):
+    """One nested call in `Outcome.calls` (the runtime's audit record): `id`, `order`,
+    `tool`, `status` always; `args` (None when omitted, with `args_omitted`), `batch`,
+    `preview`, `media`, `notes` when present."""
+
+    args: Optional[Dict[str, Any]]
+    args_omitted: bool
+    batch: int
+    preview: str
+    media: List[Dict[str, Any]]
+    notes: List[str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,12 +111,12 @@ class Outcome:
     """
 
     id: str
-    outcome: str
+    outcome: OutcomeKind
     text: str
     value: Any
-    error: Optional[Dict[str, str]]
+    error: Optional[OutcomeError]
     direct: Optional[str]
-    calls: List[Dict[str, Any]]
+    calls: List[AuditCall]
     notes: List[str]
     stats: Dict[str, int]
     _json: str = dataclasses.field(repr=False, compare=False, default="")
@@ -69,7 +127,7 @@ class Outcome:
         data = json.loads(text)
         return cls(
             id=data["id"],
-            outcome=data["outcome"],
+            outcome=cast(OutcomeKind, data["outcome"]),
             text=data["text"],
             value=data["value"],
             error=data["error"],
@@ -79,6 +137,17 @@ class Outcome:
             stats=data["stats"],
             _json=text,
         )
+
+    @property
+    def error_kind(self) -> Optional[ErrorKind]:
+        """`error["kind"]` as an `ErrorKind` (None when completed; a name this package does
+        not know reads as `ErrorKind.SCRIPT`, as the runtime reads one)."""
+        if self.error is None:
+            return None
+        try:
+            return ErrorKind(self.error["kind"])
+        except ValueError:
+            return ErrorKind.SCRIPT
 
     @property
     def ok(self) -> bool:
@@ -100,7 +169,8 @@ class Outcome:
 
     def to_dict(self) -> Dict[str, Any]:
         """The same object as Python data."""
-        return json.loads(self._json)
+        data: Dict[str, Any] = json.loads(self._json)
+        return data
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,17 +20,31 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import inspect
 import json
 import queue
 import threading
 import time
-from typing import Any, Awaitable, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 from . import _ptc
 from ._outcome import Call, Calls, CompileError, Diagnostic, Outcome, Settled
-from ._tools import Tool, encode_failure, encode_result, safe_text
+from ._tools import Tool, ToolResult, encode_failure, encode_result, safe_text
 
 Tools = Iterable[Tool]
 Limits = Mapping[str, Union[int, float, str, None]]
@@ -65,7 +79,7 @@ def _parallelism(limits: Optional[Limits]) -> int:
     value = (limits or {}).get("parallelism")
     if value is None:
         value = _DEFAULTS.get("parallelism", 4)
-    return max(1, int(value))  # type: ignore[arg-type]
+    return max(1, int(value))
 
 
 def _answers(encoded: Mapping[str, str]) -> str:
@@ -100,7 +114,7 @@ class _DaemonPool(concurrent.futures.Executor):
 
     def __init__(self, workers: int):
         self._workers = max(1, workers)
-        self._threads: list = []
+        self._threads: List[threading.Thread] = []
         self._idle = 0
         self._waiting = 0
         self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
@@ -179,7 +193,7 @@ class Run:
     def __init__(self, native: Any):
         self._native = native
         self._results: Dict[str, str] = {}
-        self._answered: set = set()
+        self._answered: Set[str] = set()
         self.outcome: Optional[Outcome] = None
 
     def step(self) -> Union[Calls, Settled]:
@@ -244,16 +258,22 @@ class Program:
     @property
     def direct(self) -> Optional[str]:
         """The tool's name when the script is provably one direct call."""
-        return self._native.direct
+        direct: Optional[str] = self._native.direct
+        return direct
 
     def start(self, id: Optional[str] = None) -> Run:
         """Starts one run with envelope id `id` (fresh when None)."""
         return Run(self._native.start(id, True))
 
-    def run(self, *, policy: Optional[Policy] = None, id: Optional[str] = None) -> Outcome:
-        """Runs it with the tools' handlers (see `ptc.run`)."""
+    def run(
+        self, *, policy: Optional[Policy] = None, id: Optional[str] = None, inline: bool = False
+    ) -> Outcome:
+        """Runs it with the tools' handlers (see `ptc.run`). With `inline`, a lone
+        synchronous call (one not in a parallel batch) runs on the calling thread instead of
+        a worker: no thread hand-off per call, but `tool_timeout_ms` and `seconds` are then
+        checked only when the handler returns (a hung handler hangs the run)."""
         native = self._native.start(id, policy is not None)
-        return _drive(native, self.tools, policy, _parallelism(self.limits))
+        return _drive(native, self.tools, policy, _parallelism(self.limits), inline)
 
     async def run_async(
         self, *, policy: Optional[Policy] = None, id: Optional[str] = None
@@ -329,14 +349,116 @@ async def run_async(
     return await prepared.run_async(policy=policy, id=id)
 
 
+class Engine:
+    """The tools and budgets built once, for hosts that run many expressions against the
+    same roster: the registry with its schema validators and the compile-time roster are
+    built here, not on every run, and compiled programs are kept (the last `cache`
+    distinct expressions). Thread-safe; `ptc.run` stays the one-line path. With `inline`,
+    `run` runs a lone synchronous call on the calling thread (see `Program.run`).
+
+        engine = ptc.Engine(tools, limits={"steps": 100_000}, policy=my_policy)
+        outcome = engine.run(expression)          # or: await engine.run_async(expression)
+    """
+
+    def __init__(
+        self,
+        tools: Tools,
+        *,
+        limits: Optional[Limits] = None,
+        policy: Optional[Policy] = None,
+        cache: int = 128,
+        inline: bool = False,
+    ):
+        self.tools = _roster(tools)
+        self.inline = inline
+        self.limits = dict(limits) if limits else {}
+        self.policy = policy
+        self._native = _ptc.Engine(_tools_json(self.tools), _limits_json(limits))
+        self._limits = limits
+        self._cache = max(0, cache)
+        self._programs: "collections.OrderedDict[str, Program]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def compile(self, expression: str) -> Program:
+        """The compiled program of `expression` (cached). Raises `CompileError`."""
+        with self._lock:
+            program = self._programs.get(expression)
+            if program is not None:
+                self._programs.move_to_end(expression)
+                return program
+        try:
+            native = self._native.compile(expression, None)
+        except _ptc.CompileFailed as failure:
+            diagnostics_json, outcome_json = failure.args
+            diagnostics = [Diagnostic.from_dict(d) for d in json.loads(diagnostics_json)]
+            raise CompileError(diagnostics, Outcome.from_json(outcome_json)) from None
+        program = Program(native, self.tools, self._limits)
+        if self._cache:
+            with self._lock:
+                self._programs[expression] = program
+                while len(self._programs) > self._cache:
+                    self._programs.popitem(last=False)
+        return program
+
+    def _prepare(self, expression: str, id: Optional[str]) -> Union[Program, Outcome]:
+        try:
+            return self.compile(expression)
+        except CompileError as error:
+            if id is None:
+                return error.outcome
+        # The refused outcome names the envelope: compile again under the caller's id.
+        try:
+            self._native.compile(expression, id)
+        except _ptc.CompileFailed as failure:
+            return Outcome.from_json(failure.args[1])
+        raise AssertionError("unreachable: the expression compiled the second time")
+
+    def run(
+        self, expression: str, *, policy: Optional[Policy] = None, id: Optional[str] = None
+    ) -> Outcome:
+        """As `ptc.run(expression, tools, limits=..., policy=...)` with this engine's tools
+        and budgets; `policy` (when given) replaces the engine's for this run."""
+        prepared = self._prepare(expression, id)
+        if isinstance(prepared, Outcome):
+            return prepared
+        return prepared.run(
+            policy=policy if policy is not None else self.policy, id=id, inline=self.inline
+        )
+
+    async def run_async(
+        self, expression: str, *, policy: Optional[Policy] = None, id: Optional[str] = None
+    ) -> Outcome:
+        """As `ptc.run_async`, with this engine's tools and budgets."""
+        prepared = self._prepare(expression, id)
+        if isinstance(prepared, Outcome):
+            return prepared
+        return await prepared.run_async(
+            policy=policy if policy is not None else self.policy, id=id
+        )
+
+    def describe(self) -> Dict[str, Any]:
+        """As `ptc.describe(tools)`, built once."""
+        described: Dict[str, Any] = json.loads(self._native.describe())
+        return described
+
+    def check(self, expression: str) -> Sequence[Diagnostic]:
+        """As `ptc.check(expression, tools, limits=...)`."""
+        return [Diagnostic.from_dict(d) for d in json.loads(self._native.check(expression))]
+
+
 def _call_sync(tool: Tool, call: Dict[str, Any]) -> str:
     try:
-        result = tool.handler(**call["arguments"])
-        if inspect.isawaitable(result):
-            result = asyncio.run(_awaited(result))
-        return encode_result(tool.name, result)
+        return _settle(tool.name, tool.handler(**call["arguments"]))
     except Exception as error:
         return encode_failure(tool.name, error)
+
+
+def _settle(tool_name: str, result: Any) -> str:
+    """A synchronous handler's return value as its answer text (an awaitable is run to
+    completion first; that may raise)."""
+    if inspect.isawaitable(result):
+        result = asyncio.run(_awaited(result))
+    return encode_result(tool_name, result)
 
 
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
@@ -355,15 +477,53 @@ def _decide(native: Any, policy: Policy, payload: str) -> None:
         if reason is None:
             native.allow(call.id)
         else:
+            # A denial aborts the script: the envelope settles and takes no more decisions
+            # (the batch's other calls are never asked about).
             native.deny(call.id, reason)
+            return
 
 
-def _drive(native: Any, roster: Mapping[str, Tool], policy: Optional[Policy], parallelism: int) -> Outcome:
+def _inline_handler(
+    roster: Mapping[str, Tool],
+) -> Callable[[str, Dict[str, Any]], Optional[Tuple[bool, Any]]]:
+    """`step_inline`'s handler: None for an async tool (left to the driver); else
+    `(False, result)` with a plain return value (the native side converts it, or hands it
+    to `encode_result`), or `(True, answer_text)` for a raise, a `ToolResult` or an
+    awaitable (`_call_sync`'s encoding)."""
+
+    def handle(name: str, arguments: Dict[str, Any]) -> Optional[Tuple[bool, Any]]:
+        tool = roster[name]
+        if inspect.iscoroutinefunction(tool.handler):
+            return None
+        try:
+            result = tool.handler(**arguments)
+            if isinstance(result, ToolResult) or inspect.isawaitable(result):
+                return True, _settle(tool.name, result)
+        except Exception as error:
+            return True, encode_failure(tool.name, error)
+        return False, result
+
+    return handle
+
+
+def _drive(
+    native: Any,
+    roster: Mapping[str, Tool],
+    policy: Optional[Policy],
+    parallelism: int,
+    inline: bool = False,
+) -> Outcome:
     pool: Optional[_DaemonPool] = None
     running: Dict[concurrent.futures.Future[str], str] = {}
+    handle = _inline_handler(roster) if inline else None
     try:
         while True:
-            kind, payload = native.step()
+            if handle is not None and not running:
+                # Opted in: the native side runs a lone synchronous call on this thread (no
+                # thread hand-off, no JSON list); the deadlines are checked when it returns.
+                kind, payload = native.step_inline(handle, encode_result)
+            else:
+                kind, payload = native.step()
             if kind == "settled":
                 return Outcome.from_json(payload)
             if kind == "dispatch":
@@ -456,7 +616,8 @@ async def _drive_async(
                     if reason is None:
                         native.allow(call.id)
                     else:
-                        native.deny(call.id, reason)
+                        native.deny(call.id, reason)  # aborts: no more decisions (_decide)
+                        break
             elif kind == "cancel":
                 cancelled = set(json.loads(payload))
                 for task in [t for t, id in tasks.items() if id in cancelled]:
@@ -480,7 +641,8 @@ async def _drive_async(
 def describe(tools: Tools) -> Dict[str, Any]:
     """What the model is told: {name, description, input_schema, listing} of the ToolCall
     tool for this roster (`listing` is the tool listing text)."""
-    return json.loads(_ptc.describe(_tools_json(_roster(tools))))
+    described: Dict[str, Any] = json.loads(_ptc.describe(_tools_json(_roster(tools))))
+    return described
 
 
 def check(

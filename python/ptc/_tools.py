@@ -91,11 +91,11 @@ def schema_for(annotation: Any, where: str = "parameter") -> Dict[str, Any]:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
-        schema = schema_for(args[0], where)
+        annotated = schema_for(args[0], where)
         texts = [a for a in args[1:] if isinstance(a, str)]
         if texts:
-            schema["description"] = " ".join(texts)
-        return schema
+            annotated["description"] = " ".join(texts)
+        return annotated
     if annotation in (list, tuple) or origin in _ARRAYS:
         return {"type": "array", "items": schema_for(args[0], where)} if args else {"type": "array"}
     if annotation is dict or origin in _OBJECTS:

@@ -1,10 +1,14 @@
 //! `ptc._ptc`: the native half of the `ptc` Python package.
 //!
-//! It owns the boundary between Python and the envelope: compiling a script for a roster
-//! ([`PyProgram`]), stepping one run ([`PyRun`]), and the static services (`describe`,
-//! `check`). Data crosses the boundary as JSON text, decoded and encoded by the Python half
-//! (`ptc/_core.py`), so the mapping of values is exactly the JSON one of `ptc run --format
-//! json` and a handler's non-JSON data is caught in Python with a clear message.
+//! It owns the boundary between Python and the envelope: a roster built once
+//! ([`PyEngine`]), compiling a script for a roster ([`PyProgram`]), stepping one run
+//! ([`PyRun`]), and the static services (`describe`, `check`). Data crosses the boundary as
+//! JSON text, decoded and encoded by the Python half (`ptc/_run.py`, `ptc/_tools.py`), so the
+//! mapping of values is exactly the JSON one of `ptc run --format json` and a handler's
+//! non-JSON data is caught in Python with a clear message. The one exception is
+//! `Run.step_inline`, which calls a lone call's handler itself: arguments go to Python as
+//! data, and a plain result comes back as data when it is exactly what the JSON text would
+//! carry (anything else takes the text path, read as `answer` reads it).
 //!
 //! Invariants:
 //! - The GIL is released whenever the envelope or the machine runs (`Python::detach`), so
@@ -18,9 +22,11 @@
 mod session;
 
 use ptc_runtime::{ToolResult, listing};
+use pyo3::IntoPyObjectExt;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Value as Json, json};
 use session::{CompileFailure, HostEvent, Misuse};
 use std::sync::Arc;
@@ -105,6 +111,58 @@ impl PyProgram {
     }
 }
 
+/// A roster and budgets built once (the registry with its schema validators, the
+/// compile-time roster): compiles any number of programs for them.
+#[pyclass(frozen, module = "ptc._ptc", name = "Engine")]
+struct PyEngine {
+    inner: Arc<session::Engine>,
+}
+
+#[pymethods]
+impl PyEngine {
+    /// Builds the engine of the tools (JSON list of contracts) under the limits (JSON object
+    /// or None). Raises `ValueError` for a malformed roster or limits.
+    #[new]
+    #[pyo3(signature = (tools, limits=None))]
+    fn new(tools: &str, limits: Option<&str>) -> PyResult<Self> {
+        let contracts = session::contracts_from_json(tools).map_err(value_error)?;
+        let limits = session::limits_from_json(limits).map_err(value_error)?;
+        let registry = session::registry(contracts).map_err(value_error)?;
+        Ok(PyEngine {
+            inner: Arc::new(session::Engine::new(Arc::new(registry), limits)),
+        })
+    }
+
+    /// Compiles `expression` (as `Program(...)`, without rebuilding the registry). Raises
+    /// `CompileFailed(diagnostics_json, outcome_json)` for a script that does not compile.
+    #[pyo3(signature = (expression, id=None))]
+    fn compile(&self, py: Python<'_>, expression: &str, id: Option<String>) -> PyResult<PyProgram> {
+        let compiled = py.detach(|| session::Program::compile_for(expression, &self.inner, id));
+        match compiled {
+            Ok(program) => Ok(PyProgram {
+                inner: Arc::new(program),
+            }),
+            Err(CompileFailure::Host(message)) => Err(value_error(message)),
+            Err(CompileFailure::Script(diagnostics, outcome)) => Err(CompileFailed::new_err((
+                diagnostics_json(&diagnostics),
+                outcome.to_json().to_string(),
+            ))),
+        }
+    }
+
+    /// As the module's `describe`, for this engine's roster.
+    fn describe(&self) -> String {
+        describe_registry(self.inner.registry())
+    }
+
+    /// As the module's `check`, for this engine's roster and budgets.
+    fn check(&self, py: Python<'_>, expression: &str) -> String {
+        let diagnostics =
+            py.detach(|| ptc_compiler::check(expression, self.inner.roster(), self.inner.limits()));
+        diagnostics_json(&diagnostics)
+    }
+}
+
 /// One run of a program, stepped by the host.
 #[pyclass(frozen, module = "ptc._ptc", name = "Run")]
 struct PyRun {
@@ -134,15 +192,73 @@ impl PyRun {
     /// `null`; `waiting` with the seconds until the next deadline or `null`; `settled`
     /// with the outcome object.
     fn step(&self, py: Python<'_>) -> (&'static str, String) {
-        match py.detach(|| self.inner.step()) {
-            HostEvent::Permission(calls) => ("permission", calls_json(calls)),
-            HostEvent::Dispatch(calls) => ("dispatch", calls_json(calls)),
-            HostEvent::Cancel(ids) => ("cancel", json!(ids).to_string()),
-            HostEvent::Pause => ("pause", "null".to_owned()),
-            HostEvent::Waiting(wait) => {
-                ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string())
+        event_tuple(py.detach(|| self.inner.step()))
+    }
+
+    /// As `step`, but a lone dispatched call is first offered to `handler(name, arguments)`
+    /// (arguments as Python data), called with the GIL held on this thread. It returns None
+    /// to leave the call to the host (returned as a `dispatch` event), `(True, text)` with
+    /// the call's answer as `answer` reads one (JSON text of {"value": ...}, {"text": ...},
+    /// {"error": ...} or {"failure": ...}), or `(False, result)` with the handler's plain
+    /// return value: a `str` is a text result; None, bool, int, float, str, list, tuple and
+    /// dict with str keys are converted here; anything else (or a non-finite float, a lone
+    /// surrogate, an int past 64 bits, nesting past 128) goes through `encode(name, result)`,
+    /// which returns the answer text. The answer is fed at once and the run steps on. An
+    /// answer the envelope refuses because the call timed out meanwhile is dropped; one it
+    /// cannot read becomes the call's failure. An exception from `handler` or `encode`
+    /// propagates (the host cancels).
+    fn step_inline(
+        &self,
+        py: Python<'_>,
+        handler: &Bound<'_, PyAny>,
+        encode: &Bound<'_, PyAny>,
+    ) -> PyResult<(&'static str, String)> {
+        loop {
+            let event = py.detach(|| self.inner.step());
+            let HostEvent::Dispatch(calls) = event else {
+                return Ok(event_tuple(event));
+            };
+            let [call] = calls.as_slice() else {
+                return Ok(("dispatch", calls_json(calls)));
+            };
+            let arguments = json_to_py(py, &call.arguments)?;
+            let answer = handler.call1((&*call.tool, arguments))?;
+            if answer.is_none() {
+                return Ok(("dispatch", calls_json(calls)));
             }
-            HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
+            let (encoded, result): (bool, Bound<'_, PyAny>) = answer.extract()?;
+            let id = call.id.to_string();
+            if !encoded {
+                let direct = match result.cast::<PyString>() {
+                    Ok(text) => text.to_cow().ok().map(|t| ToolResult::text(t.into_owned())),
+                    Err(_) => py_to_json(&result, 0).map(ToolResult::json),
+                };
+                if let Some(direct) = direct {
+                    // Refused only when the call is no longer running (timed out): dropped.
+                    let _ = py.detach(|| self.inner.complete(&id, direct));
+                    continue;
+                }
+            }
+            let text: String = if encoded {
+                result.extract()?
+            } else {
+                encode.call1((&*call.tool, result))?.extract()?
+            };
+            // Read as `answer` reads it (the same text, so the same limits and messages).
+            let wrapped = format!("{{{}:{text}}}", Json::String(id.clone()));
+            let unreadable = match serde_json::from_str::<Json>(&wrapped) {
+                // A malformed answer is unreadable; one refused as late is dropped.
+                Ok(Json::Object(mut map)) => match map.remove(&id) {
+                    Some(parsed) => self.feed(py, &id, parsed).err().map(|e| e.to_string()),
+                    None => Some("no answer".to_owned()),
+                },
+                Ok(_) => Some("no answer".to_owned()),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(why) = unreadable {
+                let message = format!("returned data ptc cannot read: {why}");
+                let _ = py.detach(|| self.inner.fail(&id, message));
+            }
         }
     }
 
@@ -167,20 +283,7 @@ impl PyRun {
         };
         let mut refused = Vec::new();
         for (id, answer) in map {
-            let fed = match answer {
-                Json::Object(mut fields) if fields.contains_key("failure") => {
-                    let message = match fields.remove("failure") {
-                        Some(Json::String(message)) => message,
-                        other => other.map(|v| v.to_string()).unwrap_or_default(),
-                    };
-                    py.detach(|| self.inner.fail(&id, message))
-                }
-                other => {
-                    let result = tool_result(other)?;
-                    py.detach(|| self.inner.complete(&id, result))
-                }
-            };
-            if let Err(Misuse(message)) = fed {
+            if let Err(Misuse(message)) = self.feed(py, &id, answer)? {
                 refused.push(message);
             }
         }
@@ -195,6 +298,123 @@ impl PyRun {
     fn cancel(&self) {
         self.inner.cancel();
     }
+}
+
+impl PyRun {
+    /// Feeds one answer (as `answer` reads it): `Err` for a malformed answer, `Ok(Err)`
+    /// for one the envelope refused.
+    fn feed(&self, py: Python<'_>, id: &str, answer: Json) -> PyResult<Result<(), Misuse>> {
+        Ok(match answer {
+            Json::Object(mut fields) if fields.contains_key("failure") => {
+                let message = match fields.remove("failure") {
+                    Some(Json::String(message)) => message,
+                    other => other.map(|v| v.to_string()).unwrap_or_default(),
+                };
+                py.detach(|| self.inner.fail(id, message))
+            }
+            other => {
+                let result = tool_result(other)?;
+                py.detach(|| self.inner.complete(id, result))
+            }
+        })
+    }
+}
+
+fn event_tuple(event: HostEvent) -> (&'static str, String) {
+    match event {
+        HostEvent::Permission(calls) => ("permission", calls_json(calls)),
+        HostEvent::Dispatch(calls) => ("dispatch", calls_json(calls)),
+        HostEvent::Cancel(ids) => ("cancel", json!(ids).to_string()),
+        HostEvent::Pause => ("pause", "null".to_owned()),
+        HostEvent::Waiting(wait) => ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string()),
+        HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
+    }
+}
+
+/// How many containers deep `py_to_json` converts: what `serde_json` (limit 128) reads of
+/// a value inside the `{id: {"value": ...}}` text that `answer` gets, so that data past it
+/// takes the text path and fails there the same way.
+const MAX_DEPTH: usize = 125;
+
+/// Plain Python data as JSON, when it is exactly what `json.dumps` would write and
+/// `serde_json` read back the same; None for anything else (left to the Python encoder).
+fn py_to_json(value: &Bound<'_, PyAny>, depth: usize) -> Option<Json> {
+    if value.is_none() {
+        return Some(Json::Null);
+    }
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Some(Json::Bool(flag.is_true()));
+    }
+    if let Ok(int) = value.cast::<PyInt>() {
+        if let Ok(n) = int.extract::<i64>() {
+            return Some(Json::from(n));
+        }
+        return int.extract::<u64>().ok().map(Json::from);
+    }
+    if let Ok(float) = value.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(float.value()).map(Json::Number);
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return text.to_cow().ok().map(|t| Json::String(t.into_owned()));
+    }
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    if let Ok(list) = value.cast::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            items.push(py_to_json(&item, depth + 1)?);
+        }
+        return Some(Json::Array(items));
+    }
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        let mut items = Vec::with_capacity(tuple.len());
+        for item in tuple.iter() {
+            items.push(py_to_json(&item, depth + 1)?);
+        }
+        return Some(Json::Array(items));
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let mut map = serde_json::Map::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            let key = key.cast::<PyString>().ok()?.to_cow().ok()?.into_owned();
+            map.insert(key, py_to_json(&item, depth + 1)?);
+        }
+        return Some(Json::Object(map));
+    }
+    None
+}
+
+/// JSON data as Python data (the mapping of `json.loads`).
+fn json_to_py<'py>(py: Python<'py>, value: &Json) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Json::Null => py.None().into_bound(py),
+        Json::Bool(b) => b.into_bound_py_any(py)?,
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_bound_py_any(py)?
+            } else if let Some(u) = n.as_u64() {
+                u.into_bound_py_any(py)?
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?
+            }
+        }
+        Json::String(text) => PyString::new(py, text).into_any(),
+        Json::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Json::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(key, json_to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
 }
 
 fn tool_result(answer: Json) -> PyResult<ToolResult> {
@@ -231,13 +451,17 @@ fn tool_result(answer: Json) -> PyResult<ToolResult> {
 fn describe(tools: &str) -> PyResult<String> {
     let contracts = session::contracts_from_json(tools).map_err(value_error)?;
     let registry = session::registry(contracts).map_err(value_error)?;
-    Ok(json!({
+    Ok(describe_registry(&registry))
+}
+
+fn describe_registry(registry: &ptc_runtime::Registry) -> String {
+    json!({
         "name": listing::TOOL_NAME,
         "description": listing::DESCRIPTION,
         "input_schema": listing::input_schema(),
-        "listing": listing::tool_listing(&registry),
+        "listing": listing::tool_listing(registry),
     })
-    .to_string())
+    .to_string()
 }
 
 /// The diagnostics of `expression` for the roster (a JSON list; empty when it compiles).
@@ -259,6 +483,7 @@ fn default_limits() -> String {
 
 #[pymodule]
 fn _ptc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyEngine>()?;
     m.add_class::<PyProgram>()?;
     m.add_class::<PyRun>()?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;

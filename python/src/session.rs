@@ -100,6 +100,46 @@ pub fn registry(contracts: Vec<ToolContract>) -> Result<Registry, String> {
     Ok(registry)
 }
 
+/// A roster's registry (its schema validators built once), its compile-time roster and
+/// budgets: what every program compiled for the same tools shares.
+#[derive(Debug)]
+pub struct Engine {
+    registry: Arc<Registry>,
+    roster: ptc_compiler::Roster,
+    limits: Arc<Limits>,
+}
+
+impl Engine {
+    /// The engine of `registry` under `limits`.
+    #[must_use]
+    pub fn new(registry: Arc<Registry>, limits: Limits) -> Engine {
+        let roster = registry.roster();
+        Engine {
+            registry,
+            roster,
+            limits: Arc::new(limits),
+        }
+    }
+
+    /// The registry (for the listing).
+    #[must_use]
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The compile-time roster.
+    #[must_use]
+    pub fn roster(&self) -> &ptc_compiler::Roster {
+        &self.roster
+    }
+
+    /// The budgets.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+}
+
 /// Why a program did not compile.
 #[derive(Debug)]
 pub enum CompileFailure {
@@ -134,14 +174,28 @@ impl Program {
         id: Option<String>,
     ) -> Result<Program, CompileFailure> {
         let registry = Arc::new(registry(contracts).map_err(CompileFailure::Host)?);
+        Self::compile_for(source, &Engine::new(registry, limits), id)
+    }
+
+    /// Compiles `source` for an [`Engine`]'s registry and budgets, built once and shared.
+    ///
+    /// # Errors
+    /// [`CompileFailure::Script`] with the diagnostics.
+    pub fn compile_for(
+        source: &str,
+        engine: &Engine,
+        id: Option<String>,
+    ) -> Result<Program, CompileFailure> {
+        let registry = Arc::clone(&engine.registry);
+        let limits = &engine.limits;
         let started = Instant::now();
         let clock = clock_from(started);
         let compiled =
-            ptc_compiler::compile_with_clock(source, &registry.roster(), &limits, &[], Some(clock));
+            ptc_compiler::compile_with_clock(source, &engine.roster, limits, &[], Some(clock));
         match compiled {
             Ok(compiled) => Ok(Program {
                 registry,
-                limits: Arc::new(limits),
+                limits: Arc::clone(limits),
                 program: compiled.program,
                 direct: compiled.direct,
                 source: source.to_owned(),
@@ -149,7 +203,7 @@ impl Program {
             Err(diagnostics) => {
                 // The envelope's own settlement of a script that never starts.
                 let id = id.unwrap_or_else(ptc_runtime::fresh_id);
-                let config = EnvelopeConfig::new(registry, limits, id);
+                let config = EnvelopeConfig::new(registry, **limits, id);
                 let now = started.elapsed();
                 let mut envelope = Envelope::compile(config, source, now);
                 let outcome = loop {
