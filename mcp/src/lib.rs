@@ -29,6 +29,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod credentials;
 pub mod frame;
 pub mod gateway;
 pub mod mapping;

@@ -3,7 +3,8 @@
 //! [`connect`] spawns a stdio server as a child process (its stderr forwarded to ours, each
 //! line prefixed with the server's name) or opens a streamable-HTTP connection, initializes
 //! (protocol 2025-11-25, so list-change notifications arrive unsolicited), and lists every
-//! tool, following pagination. A `notifications/tools/list_changed` from the server is
+//! tool, following pagination. An HTTP server gets the credentials its entry configures
+//! ([`crate::credentials`]) and nothing else; a 401/403 from it says which to set. A `notifications/tools/list_changed` from the server is
 //! forwarded as the server's name to the gateway ([`crate::gateway::ChangeSender`]).
 //!
 //! Every listing — at start-up and each re-list — is bounded: at most [`MAX_PAGES`] pages,
@@ -23,14 +24,16 @@
 use crate::config::{ServerConfig, Transport};
 use crate::frame::BoundedLines;
 use crate::gateway::ChangeSender;
+use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, PaginatedRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
 use serde_json::{Value as Json, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -222,10 +225,58 @@ pub async fn connect(
             }
             connected
         }
-        Transport::Http { url } => {
-            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-            connect_transport(&server.name, transport, changed, within).await
+        Transport::Http {
+            url,
+            headers,
+            bearer,
+        } => {
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                // Checked when the configuration was read; the value is never shown.
+                let name = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| format!("header {name}: not a valid name"))?;
+                let mut value = HeaderValue::from_str(value.expose())
+                    .map_err(|_| format!("header {name}: not a valid value"))?;
+                value.set_sensitive(true);
+                custom.insert(name, value);
+            }
+            config = config.custom_headers(custom);
+            if let Some(token) = bearer {
+                config = config.auth_header(token.expose());
+            }
+            let credentials = bearer.is_some() || !headers.is_empty();
+            let transport = StreamableHttpClientTransport::from_config(config);
+            connect_transport(&server.name, transport, changed, within)
+                .await
+                .map_err(|error| explain_http_refusal(error, credentials))
         }
+    }
+}
+
+/// `error` with what to do about it when an HTTP upstream refused us (401 or 403):
+/// configure credentials, or check the ones configured.
+fn explain_http_refusal(error: String, credentials: bool) -> String {
+    let refused = [
+        "Auth required",
+        "authorization required",
+        "Insufficient scope",
+    ]
+    .iter()
+    .any(|needle| error.contains(needle));
+    if !refused {
+        return error;
+    }
+    if credentials {
+        format!(
+            "{error} (the server refused the configured credentials: check its `headers` / \
+             `bearerTokenEnv` / `bearerTokenFile`)"
+        )
+    } else {
+        format!(
+            "{error} (the server requires credentials: give it `headers`, `bearerTokenEnv` or \
+             `bearerTokenFile` in mcpServers)"
+        )
     }
 }
 

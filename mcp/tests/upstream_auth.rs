@@ -1,0 +1,231 @@
+//! Credentials for HTTP upstreams (mcp/src/credentials.rs): a real rmcp streamable-HTTP
+//! server on loopback that requires a bearer token and an API-key header; the gateway
+//! reaches it with the configured ones, says clearly what is missing without them, and
+//! never passes a downstream client's own token on.
+
+use ptc_mcp::auth::{AuthMode, HttpAuth, StaticToken};
+use ptc_mcp::{Config, Gateway, HttpLimits, upstream};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
+    PaginatedRequestParams, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
+use serde_json::{Value as Json, json};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const UP_TOKEN: &str = "upstream-secret-token-1";
+const UP_KEY: &str = "key-42";
+const INBOUND: &str = "inbound-client-token-0123";
+
+#[derive(Clone)]
+struct Upstream;
+
+impl ServerHandler for Upstream {
+    fn get_info(&self) -> ServerConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "guarded", "version": "1"}
+        }))
+        .unwrap()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(serde_json::from_value(json!({"tools": [{
+            "name": "secret", "description": "A guarded answer.",
+            "inputSchema": {"type": "object", "properties": {}}}]}))
+        .unwrap())
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let result: CallToolResult = serde_json::from_value(
+            json!({"content": [{"type": "text", "text": "42"}], "structuredContent": {"answer": 42}}),
+        )
+        .unwrap();
+        Ok(result.into())
+    }
+}
+
+/// Serves [`Upstream`] at `http://ADDR/mcp`, admitting only requests with the bearer
+/// token and the API key; every `Authorization` value it saw is recorded.
+async fn guarded_upstream() -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let service = StreamableHttpService::new(
+        || Ok(Upstream),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let record = seen.clone();
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let record = record.clone();
+                async move {
+                    use axum::response::IntoResponse as _;
+                    let good = {
+                        let header = |name: &str| {
+                            request
+                                .headers()
+                                .get(name)
+                                .and_then(|v| v.to_str().ok())
+                                .map(str::to_owned)
+                        };
+                        let authorization = header("authorization");
+                        record
+                            .lock()
+                            .unwrap()
+                            .push(authorization.clone().unwrap_or_default());
+                        authorization.as_deref() == Some(&format!("Bearer {UP_TOKEN}"))
+                            && header("x-api-key").as_deref() == Some(UP_KEY)
+                    };
+                    if good {
+                        next.run(request).await
+                    } else {
+                        (
+                            axum::http::StatusCode::UNAUTHORIZED,
+                            [("www-authenticate", "Bearer realm=\"guarded\"")],
+                            "no",
+                        )
+                            .into_response()
+                    }
+                }
+            },
+        ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (addr, seen)
+}
+
+fn config(addr: SocketAddr, credentials: &Json) -> Config {
+    let mut entry = json!({"url": format!("http://{addr}/mcp")});
+    for (k, v) in credentials.as_object().unwrap() {
+        entry[k] = v.clone();
+    }
+    let text = json!({"mcpServers": {"up": entry}, "ptc": {"startupTimeoutMs": 5000}});
+    Config::parse("test.json", &text.to_string()).unwrap()
+}
+
+#[tokio::test]
+async fn a_guarded_upstream_works_with_its_credentials_and_never_sees_the_clients_token() {
+    let (addr, seen) = guarded_upstream().await;
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("up-token");
+    std::fs::write(&token_file, format!("{UP_TOKEN}\n")).unwrap();
+    let config = config(
+        addr,
+        &json!({"bearerTokenFile": token_file,
+                "headers": {"X-Api-Key": "${PTC_TEST_NEVER_SET_KEY:-key-42}"}}),
+    );
+    let gateway = Gateway::start(&config).await;
+    assert!(
+        gateway.roster().entry("up.secret").is_some(),
+        "{:?}",
+        gateway.roster().skipped
+    );
+
+    // A downstream client with its own token, over the gateway's HTTP with a static token.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let gateway_addr = listener.local_addr().unwrap();
+    let auth = HttpAuth {
+        mode: AuthMode::Static(StaticToken::new(INBOUND, "test").unwrap()),
+        public_url: None,
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(ptc_mcp::serve_http_secured(
+        gateway.clone(),
+        listener,
+        async {
+            let _ = stopped.await;
+        },
+        HttpLimits::default(),
+        Arc::new(auth),
+    ));
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(format!("http://{gateway_addr}/mcp"))
+            .auth_header(INBOUND),
+    );
+    let client = ().serve(transport).await.unwrap();
+    let params = CallToolRequestParams::new("ToolCall").with_arguments(
+        json!({"expression": "(list (up.secret) (up.secret))"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let result = serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap();
+    assert_eq!(
+        result["structuredContent"]["value"],
+        json!([{"answer": 42}, {"answer": 42}]),
+        "{result}"
+    );
+    client.cancel().await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.len() >= 4, "{seen:?}");
+    assert!(
+        seen.iter().all(|a| a == &format!("Bearer {UP_TOKEN}")),
+        "{seen:?}"
+    );
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(10), serving).await;
+    gateway.shutdown().await;
+}
+
+/// Why connecting to the one configured server failed.
+async fn refusal(config: &Config) -> String {
+    let gateway = Gateway::new(config);
+    let result = upstream::connect(
+        &config.servers[0],
+        gateway.change_sender(),
+        Duration::from_secs(5),
+    )
+    .await;
+    match result {
+        Ok(_) => panic!("the guarded upstream let us in"),
+        Err(error) => error,
+    }
+}
+
+#[tokio::test]
+async fn without_credentials_or_with_wrong_ones_the_upstream_is_refused_with_a_clear_reason() {
+    let (addr, _) = guarded_upstream().await;
+    let missing = refusal(&config(addr, &json!({}))).await;
+    assert!(
+        missing.contains("the server requires credentials"),
+        "{missing}"
+    );
+    // Gateway::start leaves it out and goes on.
+    let gateway = Gateway::start(&config(addr, &json!({}))).await;
+    assert!(gateway.roster().entry("up.secret").is_none());
+    gateway.shutdown().await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("up-token");
+    std::fs::write(&token_file, "wrong-token-value").unwrap();
+    let wrong = refusal(&config(
+        addr,
+        &json!({"bearerTokenFile": token_file, "headers": {"X-Api-Key": UP_KEY}}),
+    ))
+    .await;
+    assert!(
+        wrong.contains("refused the configured credentials"),
+        "{wrong}"
+    );
+    assert!(!wrong.contains("wrong-token-value"), "{wrong}");
+    assert!(!wrong.contains(UP_KEY), "{wrong}");
+}
