@@ -54,7 +54,19 @@ pub enum Transport {
         headers: Vec<(String, Secret)>,
         /// The bearer token sent as `Authorization` (`bearerTokenEnv` / `bearerTokenFile`).
         bearer: Option<Secret>,
+        /// The only CAs its TLS certificate may chain to (`caFile`), instead of the
+        /// system's roots.
+        ca: Option<CaFile>,
     },
+}
+
+/// A PEM file of CA certificates (`caFile`), read and checked at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its PEM text (one or more certificates).
+    pub pem: Vec<u8>,
 }
 
 /// Which of a server's tools are exposed, and which need the user's consent per call.
@@ -135,9 +147,10 @@ const SERVER_KEYS: &[&str] = &[
     "headers",
     "bearerTokenEnv",
     "bearerTokenFile",
+    "caFile",
 ];
 /// The keys only an HTTP server (`url`) takes.
-const HTTP_KEYS: &[&str] = &["headers", "bearerTokenEnv", "bearerTokenFile"];
+const HTTP_KEYS: &[&str] = &["headers", "bearerTokenEnv", "bearerTokenFile", "caFile"];
 const PTC_KEYS: &[&str] = &[
     "servers",
     "standalone",
@@ -404,10 +417,20 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                     "give either an Authorization header or bearerTokenEnv/bearerTokenFile, not both",
                 ));
             }
+            let ca = match field("caFile") {
+                Some((v, loc)) => {
+                    if !url.starts_with("https://") {
+                        return Err(cx.err(loc, "only an https:// server takes it"));
+                    }
+                    Some(parse_ca(cx, cx.string(v, &loc)?, &loc)?)
+                }
+                None => None,
+            };
             Transport::Http {
                 url: url.to_owned(),
                 headers,
                 bearer,
+                ca,
             }
         }
     };
@@ -439,6 +462,19 @@ fn parse_headers(
         headers.push((name.clone(), Secret::new(expanded)));
     }
     Ok(headers)
+}
+
+/// `caFile`: a readable PEM file holding at least one certificate.
+fn parse_ca(cx: &Ctx<'_>, path: &str, at: &str) -> Result<CaFile, ConfigError> {
+    let pem = std::fs::read(path).map_err(|e| cx.err(at, format!("cannot read {path}: {e}")))?;
+    match reqwest::Certificate::from_pem_bundle(&pem) {
+        Ok(certs) if !certs.is_empty() => Ok(CaFile {
+            path: PathBuf::from(path),
+            pem,
+        }),
+        Ok(_) => Err(cx.err(at, format!("{path} holds no PEM certificate"))),
+        Err(e) => Err(cx.err(at, format!("{path}: not PEM certificates: {e}"))),
+    }
 }
 
 /// `bearerTokenEnv` (a variable's name) or `bearerTokenFile` (a path), at most one.
@@ -657,6 +693,19 @@ mod tests {
             serde_json::to_string(&token.display().to_string()).unwrap()
         );
         assert!(err_of(&both).contains("not both"), "{}", err_of(&both));
+        let ca = serde_json::to_string(&token.display().to_string()).unwrap();
+        assert_eq!(
+            err_of(&format!(
+                r#"{{"mcpServers": {{"w": {{"url": "http://x", "caFile": {ca}}}}}}}"#
+            )),
+            "c.json: mcpServers.w.caFile: only an https:// server takes it"
+        );
+        assert!(
+            err_of(&format!(
+                r#"{{"mcpServers": {{"w": {{"url": "https://x", "caFile": {ca}}}}}}}"#
+            ))
+            .contains("holds no PEM certificate")
+        );
     }
 
     fn err_of(text: &str) -> String {
@@ -676,7 +725,7 @@ mod tests {
     fn errors_name_the_file_the_server_and_the_field() {
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "argz": []}}}"#),
-            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url, headers, bearerTokenEnv, bearerTokenFile"
+            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url, headers, bearerTokenEnv, bearerTokenFile, caFile"
         );
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "args": ["a", 3]}}}"#),

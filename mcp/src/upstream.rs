@@ -21,7 +21,7 @@
 //! - A nested call whose future is dropped (timeout, cancellation, a sibling's denial) sends
 //!   `notifications/cancelled` upstream (rmcp's cancel-on-drop requests).
 
-use crate::config::{ServerConfig, Transport};
+use crate::config::{CaFile, ServerConfig, Transport};
 use crate::frame::BoundedLines;
 use crate::gateway::ChangeSender;
 use axum::http::{HeaderName, HeaderValue};
@@ -229,6 +229,7 @@ pub async fn connect(
             url,
             headers,
             bearer,
+            ca,
         } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let mut custom = HashMap::new();
@@ -246,12 +247,81 @@ pub async fn connect(
                 config = config.auth_header(token.expose());
             }
             let credentials = bearer.is_some() || !headers.is_empty();
-            let transport = StreamableHttpClientTransport::from_config(config);
-            connect_transport(&server.name, transport, changed, within)
-                .await
-                .map_err(|error| explain_http_refusal(error, credentials))
+            // Without a CA file, rmcp's own client (same-origin redirects only).
+            let (transport, client) = match ca {
+                None => (
+                    StreamableHttpClientTransport::from_config(config),
+                    default_client()?,
+                ),
+                Some(ca) => {
+                    let client = client_for(ca)?;
+                    (
+                        StreamableHttpClientTransport::with_client(client.clone(), config),
+                        client,
+                    )
+                }
+            };
+            match connect_transport(&server.name, transport, changed, within).await {
+                Ok(connected) => Ok(connected),
+                Err(error) if error.contains("error sending request") => {
+                    Err(format!("{error}{}", probe(&client, url).await))
+                }
+                Err(error) => Err(explain_http_refusal(error, credentials)),
+            }
         }
     }
+}
+
+/// An HTTP client like rmcp's default one (rustls with the system's roots), to probe with.
+fn default_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+/// Why `url` cannot be reached at all (rmcp's error does not carry the cause, e.g. an
+/// untrusted TLS certificate): one bare request's error with its causes, or nothing.
+async fn probe(client: &reqwest::Client, url: &str) -> String {
+    match tokio::time::timeout(Duration::from_secs(5), client.get(url).send()).await {
+        Ok(Err(error)) => format!(" (cause: {})", with_causes(&error)),
+        _ => String::new(),
+    }
+}
+
+/// `error` and the causes under it, each once.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let line = inner.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
+/// The HTTP client of a server with its own CA file: TLS (rustls) trusting only those
+/// certificates, no idle connections kept (as rmcp's default client), and no redirects
+/// followed, so the configured credentials go to the configured origin only.
+fn client_for(ca: &CaFile) -> Result<reqwest::Client, String> {
+    let certs = reqwest::Certificate::from_pem_bundle(&ca.pem)
+        .map_err(|e| format!("caFile {}: {e}", ca.path.display()))?;
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .tls_certs_only(certs)
+        .build()
+        .map_err(|e| {
+            format!(
+                "caFile {}: cannot build the HTTP client: {e}",
+                ca.path.display()
+            )
+        })
 }
 
 /// `error` with what to do about it when an HTTP upstream refused us (401 or 403):

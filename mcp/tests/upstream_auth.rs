@@ -1,7 +1,8 @@
 //! Credentials for HTTP upstreams (mcp/src/credentials.rs): a real rmcp streamable-HTTP
 //! server on loopback that requires a bearer token and an API-key header; the gateway
 //! reaches it with the configured ones, says clearly what is missing without them, and
-//! never passes a downstream client's own token on.
+//! never passes a downstream client's own token on. The same server over HTTPS (rustls,
+//! the test CA in tests/data/tls) is reached with its `caFile` and refused without it.
 
 use ptc_mcp::auth::{AuthMode, HttpAuth, StaticToken};
 use ptc_mcp::{Config, Gateway, HttpLimits, upstream};
@@ -64,6 +65,56 @@ impl ServerHandler for Upstream {
 /// Serves [`Upstream`] at `http://ADDR/mcp`, admitting only requests with the bearer
 /// token and the API key; every `Authorization` value it saw is recorded.
 async fn guarded_upstream() -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let (app, seen) = guarded_app();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (addr, seen)
+}
+
+/// The guarded app over TLS with the test server certificate (tests/data/tls).
+async fn guarded_https_upstream() -> SocketAddr {
+    use tokio_rustls::rustls;
+    use tokio_rustls::rustls::pki_types::pem::PemObject as _;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tls");
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(format!("{data}/server.pem"))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+    let key = PrivateKeyDer::from_pem_file(format!("{data}/server.key")).unwrap();
+    let tls = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+    let (app, _) = guarded_app();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let (acceptor, app) = (acceptor.clone(), app.clone());
+            tokio::spawn(async move {
+                // A client that does not trust us ends the handshake: nothing to serve.
+                let Ok(stream) = acceptor.accept(stream).await else {
+                    return;
+                };
+                let service = hyper_util::service::TowerToHyperService::new(app);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// The guarded app and the record of `Authorization` values it saw.
+fn guarded_app() -> (axum::Router, Arc<Mutex<Vec<String>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let service = StreamableHttpService::new(
         || Ok(Upstream),
@@ -107,14 +158,15 @@ async fn guarded_upstream() -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
                 }
             },
         ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (addr, seen)
+    (app, seen)
 }
 
 fn config(addr: SocketAddr, credentials: &Json) -> Config {
-    let mut entry = json!({"url": format!("http://{addr}/mcp")});
+    config_at(&format!("http://{addr}/mcp"), credentials)
+}
+
+fn config_at(url: &str, credentials: &Json) -> Config {
+    let mut entry = json!({ "url": url });
     for (k, v) in credentials.as_object().unwrap() {
         entry[k] = v.clone();
     }
@@ -228,4 +280,47 @@ async fn without_credentials_or_with_wrong_ones_the_upstream_is_refused_with_a_c
     );
     assert!(!wrong.contains("wrong-token-value"), "{wrong}");
     assert!(!wrong.contains(UP_KEY), "{wrong}");
+}
+
+#[tokio::test]
+async fn an_https_upstream_with_its_own_ca_and_a_bearer_token_works_and_others_are_refused() {
+    let addr = guarded_https_upstream().await;
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tls");
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("up-token");
+    std::fs::write(&token_file, UP_TOKEN).unwrap();
+    let url = format!("https://localhost:{}/mcp", addr.port());
+    let credentials = |ca: &str| {
+        json!({"bearerTokenFile": token_file, "headers": {"X-Api-Key": UP_KEY},
+               "caFile": format!("{data}/{ca}")})
+    };
+    let gateway = Gateway::new(&config_at(&url, &credentials("ca.pem")));
+    let config = config_at(&url, &credentials("ca.pem"));
+    let (upstream, tools) = upstream::connect(
+        &config.servers[0],
+        gateway.change_sender(),
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("the HTTPS upstream trusted through caFile");
+    assert_eq!(tools.len(), 1);
+    let result = upstream::call(&upstream.peer(), "secret", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content, Some(json!({"answer": 42})));
+    upstream.close().await;
+
+    // Another CA, or the system roots (no caFile): the certificate is not trusted.
+    let other = refusal(&config_at(&url, &credentials("other-ca.pem"))).await;
+    assert!(
+        other.to_lowercase().contains("certificate") || other.contains("error sending request"),
+        "{other}"
+    );
+    let mut system = credentials("ca.pem");
+    system.as_object_mut().unwrap().remove("caFile");
+    let system = refusal(&config_at(&url, &system)).await;
+    assert!(
+        system.contains("invalid peer certificate: UnknownIssuer"),
+        "{system}"
+    );
 }
