@@ -12,6 +12,7 @@
 //!   [`ptc_vm::Limits::set`], so the limits are the ones `--limit` would give.
 //! - Per-server filters in `ptc.servers` only name servers that exist in `mcpServers`.
 
+use crate::client_credentials::ClientCredentials;
 use crate::credentials::{self, Secret};
 use globset::{Glob, GlobMatcher};
 use ptc_vm::Limits;
@@ -57,6 +58,9 @@ pub enum Transport {
         /// The only CAs its TLS certificate may chain to (`caFile`), instead of the
         /// system's roots.
         ca: Option<CaFile>,
+        /// OAuth client credentials exchanged for its bearer token
+        /// (`oauthClientCredentials`).
+        client_credentials: Option<ClientCredentials>,
     },
 }
 
@@ -148,9 +152,25 @@ const SERVER_KEYS: &[&str] = &[
     "bearerTokenEnv",
     "bearerTokenFile",
     "caFile",
+    "oauthClientCredentials",
 ];
 /// The keys only an HTTP server (`url`) takes.
-const HTTP_KEYS: &[&str] = &["headers", "bearerTokenEnv", "bearerTokenFile", "caFile"];
+const HTTP_KEYS: &[&str] = &[
+    "headers",
+    "bearerTokenEnv",
+    "bearerTokenFile",
+    "caFile",
+    "oauthClientCredentials",
+];
+/// The keys of `oauthClientCredentials`.
+const CC_KEYS: &[&str] = &[
+    "tokenUrl",
+    "clientId",
+    "clientSecretEnv",
+    "clientSecretFile",
+    "scopes",
+    "resource",
+];
 const PTC_KEYS: &[&str] = &[
     "servers",
     "standalone",
@@ -426,11 +446,28 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                 }
                 None => None,
             };
+            let client_credentials = match field("oauthClientCredentials") {
+                Some((v, loc)) => {
+                    if bearer.is_some()
+                        || headers
+                            .iter()
+                            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+                    {
+                        return Err(cx.err(
+                            loc,
+                            "give either client credentials or a bearer token / Authorization header, not both",
+                        ));
+                    }
+                    Some(parse_client_credentials(cx, v, &loc, url)?)
+                }
+                None => None,
+            };
             Transport::Http {
                 url: url.to_owned(),
                 headers,
                 bearer,
                 ca,
+                client_credentials,
             }
         }
     };
@@ -462,6 +499,73 @@ fn parse_headers(
         headers.push((name.clone(), Secret::new(expanded)));
     }
     Ok(headers)
+}
+
+/// `oauthClientCredentials`: `tokenUrl`, `clientId`, the secret from `clientSecretEnv` or
+/// `clientSecretFile`, optional `scopes` and `resource` (default: the server's URL).
+fn parse_client_credentials(
+    cx: &Ctx<'_>,
+    value: &Json,
+    at: &str,
+    url: &str,
+) -> Result<ClientCredentials, ConfigError> {
+    let object = cx.object(value, at)?;
+    cx.unknown_keys(object, CC_KEYS, at)?;
+    let text = |key: &str| -> Result<Option<String>, ConfigError> {
+        object
+            .get(key)
+            .map(|v| cx.string(v, &join(at, key)).map(str::to_owned))
+            .transpose()
+    };
+    let token_url =
+        text("tokenUrl")?.ok_or_else(|| cx.err(join(at, "tokenUrl"), "missing field"))?;
+    let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        .iter()
+        .any(|p| token_url.starts_with(p));
+    if !(token_url.starts_with("https://") || loopback) {
+        return Err(cx.err(
+            join(at, "tokenUrl"),
+            "expected an https:// URL (http:// only on loopback)",
+        ));
+    }
+    let client_id = text("clientId")?
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| cx.err(join(at, "clientId"), "missing field"))?;
+    let secret = match (text("clientSecretEnv")?, text("clientSecretFile")?) {
+        (Some(name), None) => std::env::var(&name).ok().ok_or_else(|| {
+            cx.err(
+                join(at, "clientSecretEnv"),
+                format!("the environment variable {name} is not set"),
+            )
+        })?,
+        (None, Some(path)) => std::fs::read_to_string(&path).map_err(|e| {
+            cx.err(
+                join(at, "clientSecretFile"),
+                format!("cannot read {path}: {e}"),
+            )
+        })?,
+        _ => {
+            return Err(cx.err(
+                at,
+                "give exactly one of clientSecretEnv and clientSecretFile",
+            ));
+        }
+    };
+    let secret = secret.trim();
+    if secret.is_empty() {
+        return Err(cx.err(at, "the client secret is empty"));
+    }
+    let scopes = match object.get("scopes") {
+        Some(v) => cx.strings(v, &join(at, "scopes"))?,
+        None => Vec::new(),
+    };
+    Ok(ClientCredentials {
+        token_url,
+        client_id,
+        client_secret: Secret::new(secret.to_owned()),
+        scopes,
+        resource: text("resource")?.unwrap_or_else(|| url.to_owned()),
+    })
 }
 
 /// `caFile`: a readable PEM file holding at least one certificate.
@@ -708,6 +812,40 @@ mod tests {
         );
     }
 
+    #[test]
+    fn client_credentials_are_checked() {
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"clientId": "c", "clientSecretEnv": "PTC_TEST_UNSET_VAR"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials.tokenUrl: missing field"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"tokenUrl": "http://idp.example/token", "clientId": "c", "clientSecretEnv": "X"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials.tokenUrl: expected an https:// URL (http:// only on loopback)"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"tokenUrl": "https://idp/token", "clientId": "c", "clientSecretEnv": "PTC_TEST_UNSET_VAR"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials.clientSecretEnv: the environment variable PTC_TEST_UNSET_VAR is not set"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"tokenUrl": "https://idp/token", "clientId": "c"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials: give exactly one of clientSecretEnv and clientSecretFile"
+        );
+        assert!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer a"}, "oauthClientCredentials": {}}}}"#
+            )
+            .contains("not both")
+        );
+    }
+
     fn err_of(text: &str) -> String {
         Config::parse("c.json", text).unwrap_err().to_string()
     }
@@ -725,7 +863,7 @@ mod tests {
     fn errors_name_the_file_the_server_and_the_field() {
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "argz": []}}}"#),
-            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url, headers, bearerTokenEnv, bearerTokenFile, caFile"
+            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url, headers, bearerTokenEnv, bearerTokenFile, caFile, oauthClientCredentials"
         );
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "args": ["a", 3]}}}"#),

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod client_credentials;
 pub mod config;
 pub mod credentials;
 pub mod frame;

@@ -21,6 +21,7 @@
 //! - A nested call whose future is dropped (timeout, cancellation, a sibling's denial) sends
 //!   `notifications/cancelled` upstream (rmcp's cancel-on-drop requests).
 
+use crate::client_credentials::{TokenClient, TokenSource};
 use crate::config::{CaFile, ServerConfig, Transport};
 use crate::frame::BoundedLines;
 use crate::gateway::ChangeSender;
@@ -230,6 +231,7 @@ pub async fn connect(
             headers,
             bearer,
             ca,
+            client_credentials,
         } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let mut custom = HashMap::new();
@@ -247,6 +249,25 @@ pub async fn connect(
                 config = config.auth_header(token.expose());
             }
             let credentials = bearer.is_some() || !headers.is_empty();
+            if let Some(cc) = client_credentials {
+                let client = match ca {
+                    None => default_client()?,
+                    Some(ca) => client_for(ca)?,
+                };
+                let source = Arc::new(TokenSource::new(cc.clone())?);
+                // Exchange now, so a refusal says so instead of failing initialize.
+                source.token().await?;
+                let transport = StreamableHttpClientTransport::with_client(
+                    TokenClient::new(client.clone(), source),
+                    config,
+                );
+                return match connect_transport(&server.name, transport, changed, within).await {
+                    Err(error) if error.contains("error sending request") => {
+                        Err(format!("{error}{}", probe(&client, url).await))
+                    }
+                    other => other.map_err(|error| explain_http_refusal(error, true)),
+                };
+            }
             // Without a CA file, rmcp's own client (same-origin redirects only).
             let (transport, client) = match ca {
                 None => (
@@ -340,7 +361,7 @@ fn explain_http_refusal(error: String, credentials: bool) -> String {
     if credentials {
         format!(
             "{error} (the server refused the configured credentials: check its `headers` / \
-             `bearerTokenEnv` / `bearerTokenFile`)"
+             `bearerTokenEnv` / `bearerTokenFile` / `oauthClientCredentials`)"
         )
     } else {
         format!(

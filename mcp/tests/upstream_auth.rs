@@ -324,3 +324,98 @@ async fn an_https_upstream_with_its_own_ca_and_a_bearer_token_works_and_others_a
         "{system}"
     );
 }
+
+/// A token endpoint on loopback: the client `ptc-client` with secret `cc-secret` gets
+/// [`UP_TOKEN`] for `resource`, valid for one second; counts exchanges.
+async fn token_endpoint(resource: String) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use axum::response::IntoResponse as _;
+    let exchanges = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = exchanges.clone();
+    let app = axum::Router::new().route(
+        "/token",
+        axum::routing::post(move |body: String| {
+            let (count, resource) = (count.clone(), resource.clone());
+            async move {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let form: std::collections::HashMap<String, String> = body
+                    .split('&')
+                    .filter_map(|pair| pair.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.replace("%3A", ":").replace("%2F", "/")))
+                    .collect();
+                let good = form.get("grant_type").map(String::as_str) == Some("client_credentials")
+                    && form.get("client_id").map(String::as_str) == Some("ptc-client")
+                    && form.get("client_secret").map(String::as_str) == Some("cc-secret")
+                    && form.get("resource") == Some(&resource)
+                    && form.get("scope").map(String::as_str) == Some("tools+read");
+                let (status, answer) = if good {
+                    (
+                        axum::http::StatusCode::OK,
+                        json!({"access_token": UP_TOKEN, "token_type": "Bearer", "expires_in": 1}),
+                    )
+                } else {
+                    (
+                        axum::http::StatusCode::UNAUTHORIZED,
+                        json!({"error": "invalid_client"}),
+                    )
+                };
+                (status, ptc_mcp::auth::json_body(&answer)).into_response()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/token"), exchanges)
+}
+
+#[tokio::test]
+async fn client_credentials_are_exchanged_for_the_token_and_again_when_it_expires() {
+    let (addr, seen) = guarded_upstream().await;
+    let url = format!("http://{addr}/mcp");
+    let (token_url, exchanges) = token_endpoint(url.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let secret_file = dir.path().join("secret");
+    std::fs::write(&secret_file, "cc-secret\n").unwrap();
+    let credentials = |secret: &std::path::Path| {
+        json!({"headers": {"X-Api-Key": UP_KEY},
+               "oauthClientCredentials": {"tokenUrl": token_url, "clientId": "ptc-client",
+                                          "clientSecretFile": secret,
+                                          "scopes": ["tools", "read"]}})
+    };
+    let config = config_at(&url, &credentials(&secret_file));
+    let gateway = Gateway::new(&config);
+    let (upstream, tools) = upstream::connect(
+        &config.servers[0],
+        gateway.change_sender(),
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("the upstream reached with an exchanged token");
+    assert_eq!(tools.len(), 1);
+    assert_eq!(exchanges.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // The token lives one second: a call after it has expired exchanges again.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let result = upstream::call(&upstream.peer(), "secret", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content, Some(json!({"answer": 42})));
+    assert!(exchanges.load(std::sync::atomic::Ordering::SeqCst) >= 2);
+    assert!(
+        seen.lock()
+            .unwrap()
+            .iter()
+            .all(|a| a == &format!("Bearer {UP_TOKEN}")),
+        "{seen:?}"
+    );
+    upstream.close().await;
+
+    // A wrong secret: the token endpoint's refusal, without the secret.
+    let wrong_file = dir.path().join("wrong");
+    std::fs::write(&wrong_file, "not-the-secret").unwrap();
+    let wrong = refusal(&config_at(&url, &credentials(&wrong_file))).await;
+    assert!(
+        wrong.contains("refused the client credentials: HTTP 401 Unauthorized (invalid_client)"),
+        "{wrong}"
+    );
+    assert!(!wrong.contains("not-the-secret"), "{wrong}");
+}
