@@ -3,7 +3,9 @@
 A guarded upstream (the SDK's own MCPServer over streamable HTTP, behind a check that
 requires its bearer token) sits behind `ptc mcp --http 127.0.0.1:0 --auth-token-env ...`;
 the SDK's streamable-HTTP client drives the gateway with the gateway's token, then without
-it and with a wrong one. Run by .ci/mcp-auth.sh:
+it and with a wrong one; then the gateway as an OAuth resource server, with ES256 access
+tokens minted by PyJWT (an SDK dependency) and the keys in a JWKS file. Run by
+.ci/mcp-auth.sh:
 
     python mcp/e2e/http_auth.py --ptc target/debug/ptc
 
@@ -25,7 +27,10 @@ import traceback
 from pathlib import Path
 
 import anyio
+import jwt
 import uvicorn
+from cryptography.hazmat.primitives.asymmetric import ec
+from jwt.algorithms import ECAlgorithm
 from mcp import ClientSession
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from mcp.server.mcpserver import MCPServer
@@ -85,12 +90,13 @@ def start_upstream() -> tuple[int, Guard]:
     raise RuntimeError("the upstream did not start")
 
 
-def start_gateway(ptc: str, config: Path, log: Path) -> tuple[subprocess.Popen, str]:
+def start_gateway(
+    ptc: str, config: Path, log: Path, auth: list[str], addr: str = "127.0.0.1:0"
+) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "PTC_LOG": "info", "PTC_E2E_TOKEN": GATEWAY_TOKEN,
            "PTC_E2E_UPSTREAM_TOKEN": UPSTREAM_TOKEN}
     process = subprocess.Popen(
-        [ptc, "mcp", "--config", str(config), "--http", "127.0.0.1:0",
-         "--auth-token-env", "PTC_E2E_TOKEN"],
+        [ptc, "mcp", "--config", str(config), "--http", addr, *auth],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True,
     )
@@ -136,7 +142,9 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
     config = work / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"guarded": {
         "url": f"http://127.0.0.1:{port}/mcp", "bearerTokenEnv": "PTC_E2E_UPSTREAM_TOKEN"}}}))
-    gateway, url = start_gateway(args.ptc, config, work / "ptc.log")
+    gateway, url = start_gateway(
+        args.ptc, config, work / "ptc.log", ["--auth-token-env", "PTC_E2E_TOKEN"]
+    )
     passed = failed = 0
 
     async def check(name: str, body) -> None:  # noqa: ANN001
@@ -174,6 +182,62 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
                     the_gateways_token_runs_a_tool_call_on_the_guarded_upstream)
         await check("no token is refused", no_token_is_refused)
         await check("a wrong token is refused", a_wrong_token_is_refused)
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=10)
+
+    # OAuth mode: ES256 access tokens minted here with PyJWT, keys from a JWKS file.
+    key = ec.generate_private_key(ec.SECP256R1())
+    jwk = json.loads(ECAlgorithm.to_jwk(key.public_key()))
+    jwk.update({"kid": "e2e", "alg": "ES256", "use": "sig"})
+    jwks = work / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [jwk]}))
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    issuer = "https://idp.e2e.test"
+
+    def mint(**change) -> str:  # noqa: ANN003
+        now = int(time.time())
+        claims = {"iss": issuer, "aud": resource, "sub": "e2e", "iat": now, "exp": now + 300,
+                  "scope": "mcp:tools"}
+        claims.update(change)
+        return jwt.encode(claims, key, algorithm="ES256", headers={"kid": "e2e"})
+
+    gateway, url = start_gateway(
+        args.ptc, config, work / "ptc-oauth.log",
+        ["--oauth-issuer", issuer, "--oauth-jwks-file", str(jwks), "--oauth-scope",
+         "mcp:tools", "--public-url", resource],
+        addr=f"127.0.0.1:{port}",
+    )
+
+    async def an_access_token_runs_a_tool_call():
+        _, result = await session_call(url, mint(), "(guarded.answer)")
+        assert not result.is_error, result
+        assert "42" in str(result.content), result
+
+    async def expired_wrong_audience_and_unscoped_tokens_are_refused():
+        assert await refused(url, mint(exp=int(time.time()) - 300))
+        assert await refused(url, mint(aud="https://other.example/mcp"))
+        assert await refused(url, mint(scope="openid"))
+        assert await refused(url, None)
+
+    async def the_challenge_points_at_the_protected_resource_metadata():
+        async with create_mcp_http_client() as http:
+            answer = await http.post(url, json={})
+            assert answer.status_code == 401, answer.status_code
+            challenge = answer.headers["www-authenticate"]
+            metadata_url = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+            assert f'resource_metadata="{metadata_url}"' in challenge, challenge
+            metadata = (await http.get(metadata_url)).json()
+            assert metadata["resource"] == resource, metadata
+            assert metadata["authorization_servers"] == [issuer], metadata
+
+    try:
+        await check("an access token runs a ToolCall", an_access_token_runs_a_tool_call)
+        await check("expired, wrong-audience and unscoped tokens are refused",
+                    expired_wrong_audience_and_unscoped_tokens_are_refused)
+        await check("the 401 challenge points at the Protected Resource Metadata",
+                    the_challenge_points_at_the_protected_resource_metadata)
         await check("the upstream saw only its own token", the_upstream_saw_only_its_own_token)
     finally:
         gateway.terminate()
