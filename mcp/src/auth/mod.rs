@@ -14,7 +14,8 @@
 //!   (`resource_metadata="..."` in OAuth mode, `error="invalid_token"` when a token was
 //!   given); a valid token without the required scopes gets 403 `insufficient_scope`.
 //! - An admitted request's `Authorization` header is removed before the MCP service sees
-//!   it: no inbound token can reach an upstream, a log or a tool.
+//!   it (in every mode, none included): no inbound token can reach an upstream, a log or a
+//!   tool.
 //! - Token values never appear in errors or logs.
 
 pub mod jwks;
@@ -100,15 +101,15 @@ impl HttpAuth {
         paths
     }
 
-    /// Checks `request`'s credentials; on success removes its `Authorization` header,
-    /// otherwise gives the response to send (401, 403, or 503 when the issuer's keys
-    /// cannot be had).
+    /// Checks `request`'s credentials; on success removes its `Authorization` header (in
+    /// every mode), otherwise gives the response to send (401, 403, or 503 when the
+    /// issuer's keys cannot be had).
     ///
     /// # Errors
     /// The refusal, as the response to send.
     pub async fn admit(&self, request: &mut axum::extract::Request) -> Result<(), Response> {
         let outcome = match &self.mode {
-            AuthMode::None => return Ok(()),
+            AuthMode::None => Ok(()),
             AuthMode::Static(token) => match bearer(request.headers()) {
                 Bearer::Missing => Err(Refusal::NoToken),
                 Bearer::Malformed => Err(Refusal::Invalid("malformed Authorization header")),
@@ -342,6 +343,31 @@ mod tests {
             bearer(&headers(&["bearer tok"])),
             Bearer::Token("tok")
         ));
+    }
+
+    #[tokio::test]
+    async fn an_admitted_request_loses_its_authorization_header() {
+        let auth = HttpAuth {
+            mode: AuthMode::Static(StaticToken::new("abcdefghijklmnop", "t").unwrap()),
+            public_url: None,
+        };
+        let request = |token: &str| {
+            axum::http::Request::builder()
+                .uri("/mcp")
+                .header(header::AUTHORIZATION, format!("Bearer {token}"))
+                .body(axum::body::Body::empty())
+                .unwrap()
+        };
+        let mut good = request("abcdefghijklmnop");
+        assert!(auth.admit(&mut good).await.is_ok());
+        assert!(good.headers().get(header::AUTHORIZATION).is_none());
+        let mut bad = request("abcdefghijklmnoX");
+        let refused = auth.admit(&mut bad).await.unwrap_err();
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+        let none = HttpAuth::none();
+        let mut open = request("anything");
+        assert!(none.admit(&mut open).await.is_ok());
+        assert!(open.headers().get(header::AUTHORIZATION).is_none());
     }
 
     #[test]
