@@ -4,10 +4,11 @@ A guarded upstream (the SDK's own MCPServer over streamable HTTP, behind a check
 requires its bearer token) sits behind `ptc mcp --http 127.0.0.1:0 --auth-token-env ...`;
 the SDK's streamable-HTTP client drives the gateway with the gateway's token, then without
 it and with a wrong one; then the gateway as an OAuth resource server, with ES256 access
-tokens minted by PyJWT (an SDK dependency) and the keys in a JWKS file. Run by
-.ci/mcp-auth.sh:
+tokens minted by PyJWT (an SDK dependency) and the keys in a JWKS file. With
+--node-modules, the official TypeScript SDK client (http_auth_ts.cjs) drives both gateways
+too. Run by .ci/mcp-auth.sh:
 
-    python mcp/e2e/http_auth.py --ptc target/debug/ptc
+    python mcp/e2e/http_auth.py --ptc target/debug/ptc [--node-modules NODE_MODULES]
 
 Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 """
@@ -136,6 +137,20 @@ async def refused(url: str, token: str | None) -> bool:
     return False
 
 
+TS_CLIENT = Path(__file__).with_name("http_auth_ts.cjs")
+NODE_MODULES: str | None = None
+
+
+def typescript(url: str, token: str | None, expression: str, expected) -> bool:  # noqa: ANN001
+    """Runs the TypeScript SDK client (http_auth_ts.cjs); whether its check held."""
+    env = {**os.environ, "NODE_PATH": NODE_MODULES or ""}
+    argv = ["node", str(TS_CLIENT), url, token or "-", expression, json.dumps(expected)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        print(done.stderr)
+    return done.returncode == 0
+
+
 async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
     work = Path(tempfile.mkdtemp(prefix="ptc-mcp-auth-e2e-"))
     port, guard = start_upstream()
@@ -170,6 +185,11 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
     async def no_token_is_refused():
         assert await refused(url, None)
 
+    async def the_typescript_sdk_client_runs_a_tool_call_with_the_token_only():
+        assert typescript(url, GATEWAY_TOKEN, "(list (guarded.answer) (+ 1 2))",
+                          [{"result": 42}, 3])
+        assert typescript(url, None, "", None)
+
     async def a_wrong_token_is_refused():
         assert await refused(url, "e2e-gateway-token-012345678X")
 
@@ -182,6 +202,9 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
                     the_gateways_token_runs_a_tool_call_on_the_guarded_upstream)
         await check("no token is refused", no_token_is_refused)
         await check("a wrong token is refused", a_wrong_token_is_refused)
+        if args.node_modules:
+            await check("the TypeScript SDK client runs a ToolCall with the token only",
+                        the_typescript_sdk_client_runs_a_tool_call_with_the_token_only)
     finally:
         gateway.terminate()
         gateway.wait(timeout=10)
@@ -215,6 +238,10 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
         assert not result.is_error, result
         assert "42" in str(result.content), result
 
+    async def the_typescript_sdk_client_runs_a_tool_call_with_an_access_token():
+        assert typescript(url, mint(), "(+ 40 2)", 42)
+        assert typescript(url, None, "", None)
+
     async def expired_wrong_audience_and_unscoped_tokens_are_refused():
         assert await refused(url, mint(exp=int(time.time()) - 300))
         assert await refused(url, mint(aud="https://other.example/mcp"))
@@ -234,6 +261,9 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
 
     try:
         await check("an access token runs a ToolCall", an_access_token_runs_a_tool_call)
+        if args.node_modules:
+            await check("the TypeScript SDK client runs a ToolCall with an access token",
+                        the_typescript_sdk_client_runs_a_tool_call_with_an_access_token)
         await check("expired, wrong-audience and unscoped tokens are refused",
                     expired_wrong_audience_and_unscoped_tokens_are_refused)
         await check("the 401 challenge points at the Protected Resource Metadata",
@@ -248,7 +278,10 @@ async def run_checks(args: argparse.Namespace) -> tuple[int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--ptc", required=True)
+    parser.add_argument("--node-modules", help="where @modelcontextprotocol/sdk is installed")
     args = parser.parse_args()
+    global NODE_MODULES  # noqa: PLW0603
+    NODE_MODULES = args.node_modules
     passed, failed = anyio.run(run_checks, args)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
