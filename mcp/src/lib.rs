@@ -21,8 +21,10 @@
 //!   `DELETE` of a session that does not exist gets 404.
 //! - Over HTTP with an auth mode ([`auth::HttpAuth`], [`serve_http_secured`]): every
 //!   request to `/mcp` proves itself (a static bearer token or an OAuth access token)
-//!   before anything else about it is looked at but its `Host`; its `Authorization` header
-//!   is removed before the MCP service sees it, so no inbound token reaches an upstream.
+//!   before anything else about it is looked at but its `Host`. In every mode a request's
+//!   `Authorization` header is removed before the MCP service sees it, so no inbound token
+//!   reaches an upstream; upstreams get only the credentials their configuration gives
+//!   ([`credentials`], [`client_credentials`]).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -24,7 +24,7 @@ mod token;
 
 pub use jwks::JwksSource;
 pub use jwt::OAuth;
-pub use token::StaticToken;
+pub use token::{MIN_TOKEN_BYTES, StaticToken};
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse as _, Response};
