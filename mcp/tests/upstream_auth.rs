@@ -283,7 +283,7 @@ async fn without_credentials_or_with_wrong_ones_the_upstream_is_refused_with_a_c
 }
 
 #[tokio::test]
-async fn an_https_upstream_with_its_own_ca_and_a_bearer_token_works_and_others_are_refused() {
+async fn an_https_upstream_with_its_own_ca_works_with_a_bearer_token_or_client_credentials() {
     let addr = guarded_https_upstream().await;
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tls");
     let dir = tempfile::tempdir().unwrap();
@@ -308,6 +308,30 @@ async fn an_https_upstream_with_its_own_ca_and_a_bearer_token_works_and_others_a
         .await
         .unwrap();
     assert_eq!(result.structured_content, Some(json!({"answer": 42})));
+    upstream.close().await;
+
+    // The same HTTPS upstream with client credentials instead of a fixed token.
+    let (token_url, exchanges) = token_endpoint(url.clone()).await;
+    std::fs::write(dir.path().join("cc-secret"), "cc-secret").unwrap();
+    let cc = config_at(
+        &url,
+        &json!({"headers": {"X-Api-Key": UP_KEY}, "caFile": format!("{data}/ca.pem"),
+                "oauthClientCredentials": {"tokenUrl": token_url, "clientId": "ptc-client",
+                    "clientSecretFile": dir.path().join("cc-secret"),
+                    "scopes": ["tools", "read"]}}),
+    );
+    let (upstream, _) = upstream::connect(
+        &cc.servers[0],
+        gateway.change_sender(),
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("the HTTPS upstream reached with client credentials");
+    let result = upstream::call(&upstream.peer(), "secret", &json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content, Some(json!({"answer": 42})));
+    assert_eq!(exchanges.load(std::sync::atomic::Ordering::SeqCst), 1);
     upstream.close().await;
 
     // Another CA, or the system roots (no caFile): the certificate is not trusted.
