@@ -12,6 +12,8 @@
 //!   [`ptc_vm::Limits::set`], so the limits are the ones `--limit` would give.
 //! - Per-server filters in `ptc.servers` only name servers that exist in `mcpServers`.
 
+use crate::client_credentials::ClientCredentials;
+use crate::credentials::{self, Secret};
 use globset::{Glob, GlobMatcher};
 use ptc_vm::Limits;
 use serde_json::{Map, Value as Json};
@@ -49,7 +51,26 @@ pub enum Transport {
     Http {
         /// The endpoint URL.
         url: String,
+        /// Headers sent with every request (`headers`, `${NAME}` expanded).
+        headers: Vec<(String, Secret)>,
+        /// The bearer token sent as `Authorization` (`bearerTokenEnv` / `bearerTokenFile`).
+        bearer: Option<Secret>,
+        /// The only CAs its TLS certificate may chain to (`caFile`), instead of the
+        /// system's roots.
+        ca: Option<CaFile>,
+        /// OAuth client credentials exchanged for its bearer token
+        /// (`oauthClientCredentials`).
+        client_credentials: Option<ClientCredentials>,
     },
+}
+
+/// A PEM file of CA certificates (`caFile`), read and checked at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its PEM text (one or more certificates).
+    pub pem: Vec<u8>,
 }
 
 /// Which of a server's tools are exposed, and which need the user's consent per call.
@@ -120,7 +141,36 @@ pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 30_000;
 pub const DEFAULT_PROGRAM_CACHE: usize = 128;
 
 /// The keys of a server entry and of the `ptc` section: single closed tables.
-const SERVER_KEYS: &[&str] = &["type", "command", "args", "env", "cwd", "url"];
+const SERVER_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "bearerTokenEnv",
+    "bearerTokenFile",
+    "caFile",
+    "oauthClientCredentials",
+];
+/// The keys only an HTTP server (`url`) takes.
+const HTTP_KEYS: &[&str] = &[
+    "headers",
+    "bearerTokenEnv",
+    "bearerTokenFile",
+    "caFile",
+    "oauthClientCredentials",
+];
+/// The keys of `oauthClientCredentials`.
+const CC_KEYS: &[&str] = &[
+    "tokenUrl",
+    "clientId",
+    "clientSecretEnv",
+    "clientSecretFile",
+    "scopes",
+    "resource",
+];
 const PTC_KEYS: &[&str] = &[
     "servers",
     "standalone",
@@ -323,6 +373,9 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                     format!("`{t}` does not go with `command`; expected \"stdio\""),
                 ));
             }
+            if let Some(key) = HTTP_KEYS.iter().find(|k| entry.contains_key(**k)) {
+                return Err(cx.err(join(&at, key), "only an HTTP server (`url`) takes it"));
+            }
             let command = cx.string(command, &loc)?.to_owned();
             if command.is_empty() {
                 return Err(cx.err(loc, "must not be empty"));
@@ -369,8 +422,52 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(cx.err(loc, "expected an http:// or https:// URL"));
             }
+            let headers = match field("headers") {
+                Some((v, loc)) => parse_headers(cx, v, &loc)?,
+                None => Vec::new(),
+            };
+            let bearer = parse_bearer(cx, entry, &at)?;
+            if bearer.is_some()
+                && let Some((name, _)) = headers
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+            {
+                return Err(cx.err(
+                    join(&join(&at, "headers"), name),
+                    "give either an Authorization header or bearerTokenEnv/bearerTokenFile, not both",
+                ));
+            }
+            let ca = match field("caFile") {
+                Some((v, loc)) => {
+                    if !url.starts_with("https://") {
+                        return Err(cx.err(loc, "only an https:// server takes it"));
+                    }
+                    Some(parse_ca(cx, cx.string(v, &loc)?, &loc)?)
+                }
+                None => None,
+            };
+            let client_credentials = match field("oauthClientCredentials") {
+                Some((v, loc)) => {
+                    if bearer.is_some()
+                        || headers
+                            .iter()
+                            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+                    {
+                        return Err(cx.err(
+                            loc,
+                            "give either client credentials or a bearer token / Authorization header, not both",
+                        ));
+                    }
+                    Some(parse_client_credentials(cx, v, &loc, url)?)
+                }
+                None => None,
+            };
             Transport::Http {
                 url: url.to_owned(),
+                headers,
+                bearer,
+                ca,
+                client_credentials,
             }
         }
     };
@@ -379,6 +476,156 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
         transport,
         filter: ToolFilter::default(),
     })
+}
+
+/// `headers`: an object of strings, each name settable and each value valid after
+/// `${NAME}` expansion (errors never show the value).
+fn parse_headers(
+    cx: &Ctx<'_>,
+    value: &Json,
+    at: &str,
+) -> Result<Vec<(String, Secret)>, ConfigError> {
+    let mut headers: Vec<(String, Secret)> = Vec::new();
+    for (name, value) in cx.object(value, at)? {
+        let loc = join(at, name);
+        credentials::check_header_name(name).map_err(|e| cx.err(&loc, e))?;
+        if headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            return Err(cx.err(&loc, "the header is given twice"));
+        }
+        let text = cx.string(value, &loc)?;
+        let expanded =
+            credentials::expand(text, credentials::env_lookup).map_err(|e| cx.err(&loc, e))?;
+        credentials::check_header_value(&expanded).map_err(|e| cx.err(&loc, e))?;
+        headers.push((name.clone(), Secret::new(expanded)));
+    }
+    Ok(headers)
+}
+
+/// `oauthClientCredentials`: `tokenUrl`, `clientId`, the secret from `clientSecretEnv` or
+/// `clientSecretFile`, optional `scopes` and `resource` (default: the server's URL).
+fn parse_client_credentials(
+    cx: &Ctx<'_>,
+    value: &Json,
+    at: &str,
+    url: &str,
+) -> Result<ClientCredentials, ConfigError> {
+    let object = cx.object(value, at)?;
+    cx.unknown_keys(object, CC_KEYS, at)?;
+    let text = |key: &str| -> Result<Option<String>, ConfigError> {
+        object
+            .get(key)
+            .map(|v| cx.string(v, &join(at, key)).map(str::to_owned))
+            .transpose()
+    };
+    let token_url =
+        text("tokenUrl")?.ok_or_else(|| cx.err(join(at, "tokenUrl"), "missing field"))?;
+    let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        .iter()
+        .any(|p| token_url.starts_with(p));
+    if !(token_url.starts_with("https://") || loopback) {
+        return Err(cx.err(
+            join(at, "tokenUrl"),
+            "expected an https:// URL (http:// only on loopback)",
+        ));
+    }
+    let client_id = text("clientId")?
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| cx.err(join(at, "clientId"), "missing field"))?;
+    let secret = match (text("clientSecretEnv")?, text("clientSecretFile")?) {
+        (Some(name), None) => std::env::var(&name).ok().ok_or_else(|| {
+            cx.err(
+                join(at, "clientSecretEnv"),
+                format!("the environment variable {name} is not set"),
+            )
+        })?,
+        (None, Some(path)) => std::fs::read_to_string(&path).map_err(|e| {
+            cx.err(
+                join(at, "clientSecretFile"),
+                format!("cannot read {path}: {e}"),
+            )
+        })?,
+        _ => {
+            return Err(cx.err(
+                at,
+                "give exactly one of clientSecretEnv and clientSecretFile",
+            ));
+        }
+    };
+    let secret = secret.trim();
+    if secret.is_empty() {
+        return Err(cx.err(at, "the client secret is empty"));
+    }
+    let scopes = match object.get("scopes") {
+        Some(v) => cx.strings(v, &join(at, "scopes"))?,
+        None => Vec::new(),
+    };
+    Ok(ClientCredentials {
+        token_url,
+        client_id,
+        client_secret: Secret::new(secret.to_owned()),
+        scopes,
+        resource: text("resource")?.unwrap_or_else(|| url.to_owned()),
+    })
+}
+
+/// `caFile`: a readable PEM file holding at least one certificate.
+fn parse_ca(cx: &Ctx<'_>, path: &str, at: &str) -> Result<CaFile, ConfigError> {
+    let pem = std::fs::read(path).map_err(|e| cx.err(at, format!("cannot read {path}: {e}")))?;
+    match reqwest::Certificate::from_pem_bundle(&pem) {
+        Ok(certs) if !certs.is_empty() => Ok(CaFile {
+            path: PathBuf::from(path),
+            pem,
+        }),
+        Ok(_) => Err(cx.err(at, format!("{path} holds no PEM certificate"))),
+        Err(e) => Err(cx.err(at, format!("{path}: not PEM certificates: {e}"))),
+    }
+}
+
+/// `bearerTokenEnv` (a variable's name) or `bearerTokenFile` (a path), at most one.
+fn parse_bearer(
+    cx: &Ctx<'_>,
+    entry: &Map<String, Json>,
+    at: &str,
+) -> Result<Option<Secret>, ConfigError> {
+    let token = match (entry.get("bearerTokenEnv"), entry.get("bearerTokenFile")) {
+        (Some(_), Some(_)) => {
+            return Err(cx.err(
+                at,
+                "give either bearerTokenEnv or bearerTokenFile, not both",
+            ));
+        }
+        (Some(v), None) => {
+            let loc = join(at, "bearerTokenEnv");
+            let name = cx.string(v, &loc)?;
+            std::env::var(name)
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+                .ok_or_else(|| {
+                    cx.err(&loc, format!("the environment variable {name} is not set"))
+                })?
+        }
+        (None, Some(v)) => {
+            let loc = join(at, "bearerTokenFile");
+            let path = cx.string(v, &loc)?;
+            std::fs::read_to_string(path)
+                .map_err(|e| cx.err(&loc, format!("cannot read {path}: {e}")))?
+        }
+        (None, None) => return Ok(None),
+    };
+    let token = token.trim();
+    let loc = join(
+        at,
+        if entry.contains_key("bearerTokenEnv") {
+            "bearerTokenEnv"
+        } else {
+            "bearerTokenFile"
+        },
+    );
+    if token.is_empty() {
+        return Err(cx.err(loc, "the token is empty"));
+    }
+    credentials::check_header_value(&format!("Bearer {token}")).map_err(|e| cx.err(loc, e))?;
+    Ok(Some(Secret::new(token.to_owned())))
 }
 
 fn parse_ptc(cx: &Ctx<'_>, ptc: &Json, config: &mut Config) -> Result<(), ConfigError> {
@@ -489,10 +736,134 @@ mod tests {
     }
 
     #[test]
+    fn http_credentials_expand_and_their_values_never_show() {
+        // PTC_TEST_UNSET_VAR is set nowhere.
+        let config = Config::parse(
+            "c.json",
+            r#"{"mcpServers": {"web": {"url": "https://x/mcp",
+                 "headers": {"X-Api-Key": "k-${PTC_TEST_UNSET_VAR:-fallback}", "X-Plain": "p"},
+                 "bearerTokenFile": "/nonexistent/ptc-token"}}}"#,
+        );
+        let err = config.unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "c.json: mcpServers.web.bearerTokenFile: cannot read /nonexistent/ptc-token"
+            ),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token");
+        std::fs::write(&token, "tok-123\n").unwrap();
+        let text = json_with_token_file(&token);
+        let config = Config::parse("c.json", &text).unwrap();
+        let Transport::Http {
+            headers, bearer, ..
+        } = &config.servers[0].transport
+        else {
+            panic!("not HTTP");
+        };
+        assert_eq!(headers[0].0, "X-Api-Key");
+        assert_eq!(headers[0].1.expose(), "k-fallback");
+        assert_eq!(bearer.as_ref().unwrap().expose(), "tok-123");
+        let shown = format!("{config:?}");
+        assert!(
+            !shown.contains("tok-123") && !shown.contains("k-fallback"),
+            "{shown}"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "http://x", "headers": {"X": "${PTC_TEST_UNSET_VAR}"}}}}"#
+            ),
+            "c.json: mcpServers.w.headers.X: the environment variable PTC_TEST_UNSET_VAR is not set"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "http://x", "headers": {"Mcp-Session-Id": "1"}}}}"#
+            ),
+            "c.json: mcpServers.w.headers.Mcp-Session-Id: ptc sets this header itself"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "http://x", "bearerTokenEnv": "PTC_TEST_UNSET_VAR"}}}"#
+            ),
+            "c.json: mcpServers.w.bearerTokenEnv: the environment variable PTC_TEST_UNSET_VAR is not set"
+        );
+        assert_eq!(
+            err_of(r#"{"mcpServers": {"s": {"command": "x", "headers": {}}}}"#),
+            "c.json: mcpServers.s.headers: only an HTTP server (`url`) takes it"
+        );
+        let both = format!(
+            r#"{{"mcpServers": {{"w": {{"url": "http://x", "headers": {{"authorization": "Bearer a"}}, "bearerTokenFile": {}}}}}}}"#,
+            serde_json::to_string(&token.display().to_string()).unwrap()
+        );
+        assert!(err_of(&both).contains("not both"), "{}", err_of(&both));
+        let ca = serde_json::to_string(&token.display().to_string()).unwrap();
+        assert_eq!(
+            err_of(&format!(
+                r#"{{"mcpServers": {{"w": {{"url": "http://x", "caFile": {ca}}}}}}}"#
+            )),
+            "c.json: mcpServers.w.caFile: only an https:// server takes it"
+        );
+        assert!(
+            err_of(&format!(
+                r#"{{"mcpServers": {{"w": {{"url": "https://x", "caFile": {ca}}}}}}}"#
+            ))
+            .contains("holds no PEM certificate")
+        );
+    }
+
+    #[test]
+    fn client_credentials_are_checked() {
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"clientId": "c", "clientSecretEnv": "PTC_TEST_UNSET_VAR"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials.tokenUrl: missing field"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"tokenUrl": "http://idp.example/token", "clientId": "c", "clientSecretEnv": "X"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials.tokenUrl: expected an https:// URL (http:// only on loopback)"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"tokenUrl": "https://idp/token", "clientId": "c", "clientSecretEnv": "PTC_TEST_UNSET_VAR"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials.clientSecretEnv: the environment variable PTC_TEST_UNSET_VAR is not set"
+        );
+        assert_eq!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "oauthClientCredentials": {"tokenUrl": "https://idp/token", "clientId": "c"}}}}"#
+            ),
+            "c.json: mcpServers.w.oauthClientCredentials: give exactly one of clientSecretEnv and clientSecretFile"
+        );
+        assert!(
+            err_of(
+                r#"{"mcpServers": {"w": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer a"}, "oauthClientCredentials": {}}}}"#
+            )
+            .contains("not both")
+        );
+    }
+
+    fn err_of(text: &str) -> String {
+        Config::parse("c.json", text).unwrap_err().to_string()
+    }
+
+    fn json_with_token_file(token: &Path) -> String {
+        format!(
+            r#"{{"mcpServers": {{"web": {{"url": "https://x/mcp",
+                 "headers": {{"X-Api-Key": "k-${{PTC_TEST_UNSET_VAR:-fallback}}"}},
+                 "bearerTokenFile": {}}}}}}}"#,
+            serde_json::to_string(&token.display().to_string()).unwrap()
+        )
+    }
+
+    #[test]
     fn errors_name_the_file_the_server_and_the_field() {
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "argz": []}}}"#),
-            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url"
+            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url, headers, bearerTokenEnv, bearerTokenFile, caFile, oauthClientCredentials"
         );
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "args": ["a", 3]}}}"#),

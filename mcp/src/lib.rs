@@ -19,11 +19,20 @@
 //!   absolute-form target names another host than its `Host`, gets 400; an `Origin` other
 //!   than the server's own gets 403 (MCP streamable HTTP: servers MUST validate it);
 //!   `DELETE` of a session that does not exist gets 404.
+//! - Over HTTP with an auth mode ([`auth::HttpAuth`], [`serve_http_secured`]): every
+//!   request to `/mcp` proves itself (a static bearer token or an OAuth access token)
+//!   before anything else about it is looked at but its `Host`. In every mode a request's
+//!   `Authorization` header is removed before the MCP service sees it, so no inbound token
+//!   reaches an upstream; upstreams get only the credentials their configuration gives
+//!   ([`credentials`], [`client_credentials`]).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod auth;
+pub mod client_credentials;
 pub mod config;
+pub mod credentials;
 pub mod frame;
 pub mod gateway;
 pub mod mapping;
@@ -121,11 +130,16 @@ async fn serve_stdio_on(gateway: Arc<Gateway>) -> Result<(), ServeError> {
 }
 
 /// Serves streamable HTTP at `http://ADDR/mcp` until a stop signal arrives, then closes
-/// every upstream. Only loopback `Host` headers are accepted (rmcp's default).
+/// every upstream. Only loopback `Host` headers are accepted (rmcp's default), and the
+/// host of `auth`'s public URL; requests are admitted as `auth` says.
 ///
 /// # Errors
 /// [`ServeError::Listen`] when the address cannot be bound.
-pub async fn serve_http(config: &Config, addr: SocketAddr) -> Result<(), ServeError> {
+pub async fn serve_http(
+    config: &Config,
+    addr: SocketAddr,
+    auth: auth::HttpAuth,
+) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| ServeError::Listen {
@@ -135,7 +149,19 @@ pub async fn serve_http(config: &Config, addr: SocketAddr) -> Result<(), ServeEr
     let gateway = Gateway::start(config).await;
     let bound = listener.local_addr().unwrap_or(addr);
     tracing::info!("serving MCP over streamable HTTP at http://{bound}/mcp");
-    let result = serve_http_on(gateway.clone(), listener, stop_signal()).await;
+    if let auth::AuthMode::OAuth(oauth) = &auth.mode
+        && let Err(error) = oauth.load_keys().await
+    {
+        tracing::warn!("the issuer's keys could not be loaded yet ({error}); retried per request");
+    }
+    let result = serve_http_secured(
+        gateway.clone(),
+        listener,
+        stop_signal(),
+        HttpLimits::default(),
+        Arc::new(auth),
+    )
+    .await;
     gateway.shutdown().await;
     result
 }
@@ -188,17 +214,44 @@ pub async fn serve_http_with(
     stop: impl std::future::Future<Output = ()> + Send + 'static,
     limits: HttpLimits,
 ) -> Result<(), ServeError> {
+    serve_http_secured(
+        gateway,
+        listener,
+        stop,
+        limits,
+        Arc::new(auth::HttpAuth::none()),
+    )
+    .await
+}
+
+/// Serves streamable HTTP for `gateway` on `listener` until `stop` resolves, within
+/// `limits`, admitting requests as `auth` says (see the module docs).
+///
+/// # Errors
+/// [`ServeError::Listen`] when the listener's address cannot be read.
+pub async fn serve_http_secured(
+    gateway: Arc<Gateway>,
+    listener: tokio::net::TcpListener,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+    limits: HttpLimits,
+    auth: Arc<auth::HttpAuth>,
+) -> Result<(), ServeError> {
     let addr = listener.local_addr().map_err(|e| ServeError::Listen {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         message: e.to_string(),
     })?;
     let port = addr.port();
-    let origins = [
+    let mut origins = vec![
         format!("http://127.0.0.1:{port}"),
         format!("http://localhost:{port}"),
         format!("http://[::1]:{port}"),
     ];
-    let config = StreamableHttpServerConfig::default()
+    let mut config = StreamableHttpServerConfig::default();
+    if let Some(public) = &auth.public_url {
+        origins.push(public.origin());
+        config.allowed_hosts.extend(public.hosts());
+    }
+    let config = config
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     let cancel = config.cancellation_token.clone();
@@ -210,12 +263,26 @@ pub async fn serve_http_with(
         sessions.clone(),
         config,
     );
-    let router =
-        axum::Router::new()
-            .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn(move |request, next| {
-                http_guard(sessions.clone(), limits.sessions, request, next)
-            }));
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(metadata) = auth.metadata() {
+        let metadata = Arc::new(metadata);
+        for path in auth.metadata_paths() {
+            let metadata = metadata.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || async move { auth::json_body(&metadata) }),
+            );
+        }
+    }
+    let router = router.layer(axum::middleware::from_fn(move |request, next| {
+        http_guard(
+            sessions.clone(),
+            limits.sessions,
+            auth.clone(),
+            request,
+            next,
+        )
+    }));
     let permits = Arc::new(tokio::sync::Semaphore::new(limits.connections));
     let mut connections = tokio::task::JoinSet::new();
     tokio::pin!(stop);
@@ -267,7 +334,8 @@ pub async fn serve_http_with(
 async fn http_guard(
     sessions: Arc<LocalSessionManager>,
     cap: usize,
-    request: axum::extract::Request,
+    auth: Arc<auth::HttpAuth>,
+    mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::http::{StatusCode, header};
@@ -294,6 +362,12 @@ async fn http_guard(
                 .into_response();
         }
     }
+    if !request.uri().path().starts_with("/.well-known/")
+        && let Err(refused) = auth.admit(&mut request).await
+    {
+        return refused;
+    }
+    let headers = request.headers();
     let session = headers
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())

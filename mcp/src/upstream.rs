@@ -3,7 +3,8 @@
 //! [`connect`] spawns a stdio server as a child process (its stderr forwarded to ours, each
 //! line prefixed with the server's name) or opens a streamable-HTTP connection, initializes
 //! (protocol 2025-11-25, so list-change notifications arrive unsolicited), and lists every
-//! tool, following pagination. A `notifications/tools/list_changed` from the server is
+//! tool, following pagination. An HTTP server gets the credentials its entry configures
+//! ([`crate::credentials`]) and nothing else; a 401/403 from it says which to set. A `notifications/tools/list_changed` from the server is
 //! forwarded as the server's name to the gateway ([`crate::gateway::ChangeSender`]).
 //!
 //! Every listing — at start-up and each re-list — is bounded: at most [`MAX_PAGES`] pages,
@@ -20,17 +21,20 @@
 //! - A nested call whose future is dropped (timeout, cancellation, a sibling's denial) sends
 //!   `notifications/cancelled` upstream (rmcp's cancel-on-drop requests).
 
-use crate::config::{ServerConfig, Transport};
+use crate::client_credentials::{TokenClient, TokenSource};
+use crate::config::{CaFile, ServerConfig, Transport};
 use crate::frame::BoundedLines;
 use crate::gateway::ChangeSender;
+use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, PaginatedRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt as _};
 use serde_json::{Value as Json, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -222,10 +226,148 @@ pub async fn connect(
             }
             connected
         }
-        Transport::Http { url } => {
-            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-            connect_transport(&server.name, transport, changed, within).await
+        Transport::Http {
+            url,
+            headers,
+            bearer,
+            ca,
+            client_credentials,
+        } => {
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                // Checked when the configuration was read; the value is never shown.
+                let name = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| format!("header {name}: not a valid name"))?;
+                let mut value = HeaderValue::from_str(value.expose())
+                    .map_err(|_| format!("header {name}: not a valid value"))?;
+                value.set_sensitive(true);
+                custom.insert(name, value);
+            }
+            config = config.custom_headers(custom);
+            if let Some(token) = bearer {
+                config = config.auth_header(token.expose());
+            }
+            let credentials = bearer.is_some() || !headers.is_empty();
+            if let Some(cc) = client_credentials {
+                let client = match ca {
+                    None => default_client()?,
+                    Some(ca) => client_for(ca)?,
+                };
+                let source = Arc::new(TokenSource::new(cc.clone())?);
+                // Exchange now, so a refusal says so instead of failing initialize.
+                source.token().await?;
+                let transport = StreamableHttpClientTransport::with_client(
+                    TokenClient::new(client.clone(), source),
+                    config,
+                );
+                return match connect_transport(&server.name, transport, changed, within).await {
+                    Err(error) if error.contains("error sending request") => {
+                        Err(format!("{error}{}", probe(&client, url).await))
+                    }
+                    other => other.map_err(|error| explain_http_refusal(error, true)),
+                };
+            }
+            // Without a CA file, rmcp's own client (same-origin redirects only).
+            let (transport, client) = match ca {
+                None => (
+                    StreamableHttpClientTransport::from_config(config),
+                    default_client()?,
+                ),
+                Some(ca) => {
+                    let client = client_for(ca)?;
+                    (
+                        StreamableHttpClientTransport::with_client(client.clone(), config),
+                        client,
+                    )
+                }
+            };
+            match connect_transport(&server.name, transport, changed, within).await {
+                Ok(connected) => Ok(connected),
+                Err(error) if error.contains("error sending request") => {
+                    Err(format!("{error}{}", probe(&client, url).await))
+                }
+                Err(error) => Err(explain_http_refusal(error, credentials)),
+            }
         }
+    }
+}
+
+/// An HTTP client like rmcp's default one (rustls with the system's roots), to probe with.
+fn default_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+/// Why `url` cannot be reached at all (rmcp's error does not carry the cause, e.g. an
+/// untrusted TLS certificate): one bare request's error with its causes, or nothing.
+async fn probe(client: &reqwest::Client, url: &str) -> String {
+    match tokio::time::timeout(Duration::from_secs(5), client.get(url).send()).await {
+        Ok(Err(error)) => format!(" (cause: {})", with_causes(&error)),
+        _ => String::new(),
+    }
+}
+
+/// `error` and the causes under it, each once.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let line = inner.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
+/// The HTTP client of a server with its own CA file: TLS (rustls) trusting only those
+/// certificates, no idle connections kept (as rmcp's default client), and no redirects
+/// followed, so the configured credentials go to the configured origin only.
+fn client_for(ca: &CaFile) -> Result<reqwest::Client, String> {
+    let certs = reqwest::Certificate::from_pem_bundle(&ca.pem)
+        .map_err(|e| format!("caFile {}: {e}", ca.path.display()))?;
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .tls_certs_only(certs)
+        .build()
+        .map_err(|e| {
+            format!(
+                "caFile {}: cannot build the HTTP client: {e}",
+                ca.path.display()
+            )
+        })
+}
+
+/// `error` with what to do about it when an HTTP upstream refused us (401 or 403):
+/// configure credentials, or check the ones configured.
+fn explain_http_refusal(error: String, credentials: bool) -> String {
+    let refused = [
+        "Auth required",
+        "authorization required",
+        "Insufficient scope",
+    ]
+    .iter()
+    .any(|needle| error.contains(needle));
+    if !refused {
+        return error;
+    }
+    if credentials {
+        format!(
+            "{error} (the server refused the configured credentials: check its `headers` / \
+             `bearerTokenEnv` / `bearerTokenFile` / `oauthClientCredentials`)"
+        )
+    } else {
+        format!(
+            "{error} (the server requires credentials: give it `headers`, `bearerTokenEnv` or \
+             `bearerTokenFile` in mcpServers)"
+        )
     }
 }
 
