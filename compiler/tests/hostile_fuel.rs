@@ -160,9 +160,9 @@ fn h52_a_tool_loop_hits_the_tool_call_budget() {
     assert_error(
         &report,
         "tool-call",
-        "Script exceeded its budget of 200 tool calls before nested call Read at call 201",
+        "Script exceeded its budget of 1000 tool calls before nested call Read at call 1001",
     );
-    assert_eq!(report.calls.len(), 200);
+    assert_eq!(report.calls.len(), 1000);
     assert_eq!(report.stats.tool_calls, 200);
 }
 

@@ -223,9 +223,15 @@ fn member_memq_assoc_assq() {
     assert_eq!(ok("assoc", "((1) (((1) . x)))"), "((1) . x)");
     assert_eq!(ok("assoc", "(z ((a . 1)))"), "nil");
     assert_eq!(ok("assoc", "(z ((a . 1)) nil)"), "nil");
+    // TESTFN names an equality primitive (deviation 47).
     assert_eq!(
-        err("assoc", "(a ((a . 1)) string=)"),
-        "'assoc': the TESTFN argument must be nil; a guest function cannot be called from a primitive"
+        ok("assoc", "(\"B\" ((\"a\" . 1) (\"B\" . 2)) string=)"),
+        "(\"B\" . 2)"
+    );
+    assert_eq!(ok("assoc", "(1.0 ((1 . a) (1.0 . b)) eql)"), "(1.0 . b)");
+    assert_eq!(
+        err("assoc", "(a ((a . 1)) my-test)"),
+        "'assoc': TESTFN must be one of eq, eql, equal, string=, not my-test; a guest function cannot be called from a primitive"
     );
     assert_eq!(
         err("assoc", "(z ((a . 1) . 5))"),
