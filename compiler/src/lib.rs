@@ -80,6 +80,7 @@ mod control;
 mod pcase;
 mod places;
 mod rx;
+mod seq_forms;
 #[doc(hidden)]
 pub mod suggest;
 #[doc(hidden)]

@@ -209,6 +209,7 @@ pub(crate) fn expand(b: &mut Builder<'_>, name: &str, items: &[Sexp]) -> Result<
         _ if crate::pcase::NAMES.contains(&name) => crate::pcase::expand(b, name, args),
         _ if crate::places::NAMES.contains(&name) => crate::places::expand(b, name, args),
         "rx" => crate::rx::expand(b, args),
+        _ if crate::seq_forms::NAMES.contains(&name) => crate::seq_forms::expand(b, name, args),
         _ if crate::control::NAMES.contains(&name) => crate::control::expand(b, name, args),
         "cl-sort" | "sort" => match args {
             [seq, pred] => Ok(b.sort(seq, pred)),
@@ -563,7 +564,7 @@ impl Builder<'_> {
         )
     }
 
-    fn reduce(&mut self, function: &Sexp, seq: &Sexp, initial: &Sexp) -> Sexp {
+    pub(crate) fn reduce(&mut self, function: &Sexp, seq: &Sexp, initial: &Sexp) -> Sexp {
         let acc = self.hidden("acc");
         let extra = vec![self.binding(acc.clone(), initial.clone())];
         self.walk(
@@ -660,13 +661,13 @@ impl Builder<'_> {
     }
 
     /// `(mapcar FN (append SEQ nil))`: `mapcar` is the special form.
-    fn map(&mut self, function: &Sexp, seq: &Sexp) -> Sexp {
+    pub(crate) fn map(&mut self, function: &Sexp, seq: &Sexp) -> Sexp {
         let whole = self.as_list(seq);
         self.call("mapcar", [function.clone(), whole])
     }
 
     /// `mapc` / `seq-do`: calls FN on each element for effect and returns SEQ.
-    fn each(&mut self, function: &Sexp, seq: &Sexp) -> Sexp {
+    pub(crate) fn each(&mut self, function: &Sexp, seq: &Sexp) -> Sexp {
         let whole = self.hidden("seq");
         let walked = self.walk(
             function,
@@ -731,7 +732,7 @@ impl Builder<'_> {
     ///       (setq runs (reverse merged))))
     ///   (car runs))
     /// ```
-    fn sort(&mut self, seq: &Sexp, pred: &Sexp) -> Sexp {
+    pub(crate) fn sort(&mut self, seq: &Sexp, pred: &Sexp) -> Sexp {
         let p = self.hidden("pred");
         let runs = self.hidden("runs");
         let merged = self.hidden("merged");

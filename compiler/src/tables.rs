@@ -36,7 +36,7 @@ pub const SPECIAL_FORMS: [&str; 17] = [
 /// The syntax transformers, in the reference's order; `` ` `` is the backquote. The first
 /// six are the original's ([`crate::transform`]); the rest are the Emacs conveniences models
 /// write ([`crate::sugar`]).
-pub const TRANSFORMERS: [&str; 79] = [
+pub const TRANSFORMERS: [&str; 85] = [
     "when",
     "unless",
     "push",
@@ -116,6 +116,12 @@ pub const TRANSFORMERS: [&str; 79] = [
     "cl-pushnew",
     "rx",
     "maphash",
+    "seq-group-by",
+    "seq-map-indexed",
+    "seq-mapcat",
+    "seq-sort-by",
+    "cl-reduce",
+    "cl-mapc",
 ];
 
 /// The two definition forms, legal only as top-level forms of a script.
@@ -241,7 +247,7 @@ mod tests {
     #[test]
     fn tables_are_closed_and_disjoint() {
         assert_eq!(SPECIAL_FORMS.len(), 17);
-        assert_eq!(TRANSFORMERS.len(), 6 + 73);
+        assert_eq!(TRANSFORMERS.len(), 6 + 79);
         let mut all: Vec<&str> = SPECIAL_FORMS
             .iter()
             .chain(TRANSFORMERS.iter())
