@@ -6,7 +6,7 @@
 //! JSON object (`--format json`, notes in `notes`). `ptc check [FILE | -e EXPR]` runs
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
 //! the ToolCall description and the tool listing. `ptc serve` speaks JSON-RPC over JSON
-//! lines ([`serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
+//! lines ([`ptc_cli::serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
 //!
 //! Ctrl-C during `ptc run` settles the run as `interrupted`, with its audit, within 50 ms.
 //!
@@ -26,8 +26,6 @@ extern crate ptc_cli;
 
 #[forbid(unsafe_code)]
 mod mcp;
-#[forbid(unsafe_code)]
-mod serve;
 #[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 mod start;
 #[forbid(unsafe_code)]
@@ -70,7 +68,7 @@ enum Command {
     /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
     Mcp(ptc_cli::mcp_args::McpArgs),
     /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
-    Serve(serve::ServeArgs),
+    Serve(ptc_cli::serve::ServeArgs),
 }
 
 // `ptc run`'s arguments (no doc comment: the variant's is the subcommand's about).
@@ -185,7 +183,7 @@ fn cli_main() -> u8 {
         }) => check(file.as_deref(), expression, &common),
         Command::Describe(DescribeArgs { common }) => describe(&common),
         Command::Mcp(args) => mcp::run(&args),
-        Command::Serve(args) => Ok(serve::main(&args)),
+        Command::Serve(args) => Ok(ptc_cli::serve::main(&args)),
     };
     match result {
         Ok(code) => code,
