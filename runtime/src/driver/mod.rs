@@ -71,6 +71,8 @@ pub struct Runner {
     isolation: Isolation,
     /// The policy is [`Runner::new`]'s [`AllowAll`]: no permission round per call.
     allows_all: bool,
+    /// Record nested calls' arguments and results on their spans.
+    trace_content: bool,
 }
 
 impl std::fmt::Debug for Runner {
@@ -120,7 +122,17 @@ impl Runner {
             journal: None,
             isolation: Isolation::default(),
             allows_all: true,
+            trace_content: false,
         }
+    }
+
+    /// Records each nested call's arguments and result (bounded like the audit) on its
+    /// `execute_tool` span when `on` (`gen_ai.tool.call.arguments` / `.result`;
+    /// spec/reference/observability.md). Off by default: they may hold sensitive data.
+    #[must_use]
+    pub fn with_traced_tool_content(mut self, on: bool) -> Self {
+        self.trace_content = on;
+        self
     }
 
     /// Uses `limits`.
@@ -380,6 +392,7 @@ impl Runner {
             rare,
         });
         state.envelope.hand_over_outcome();
+        state.envelope.record_tool_content(self.trace_content);
         state.envelope.pull_dispatches();
         self.drive_state(state)
     }

@@ -201,6 +201,7 @@ impl Envelope {
             }
             let tool = self.tool_of(call);
             let message = format!("Error: {tool} timed out after {ms} ms");
+            self.trace_timeout(call);
             self.end_with_error(batch, position, message);
             if let Some(record) = self.calls.get(call) {
                 expired.push(record.id.to_string());

@@ -101,7 +101,10 @@
 mod batch;
 mod calls;
 mod settle;
+mod trace;
 mod types;
+
+pub use trace::{CALL_SPAN, RUN_SPAN};
 
 pub use types::{
     CallRequest, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure, expression_of,
@@ -157,6 +160,8 @@ struct Cold {
     /// Queued calls whose arguments were refused, by index, with the message (without
     /// `Error: `) their launch ends them with.
     refusals: Vec<(usize, String)>,
+    /// The run's `tracing` spans, when a subscriber wants them.
+    trace: Option<Box<trace::Trace>>,
 }
 
 /// One ToolCall envelope; see the module docs.
@@ -230,9 +235,15 @@ impl Envelope {
             Phase::Ready(None)
         };
         // Only journal records carry the script text.
-        let cold = options.journal.then(|| {
+        let trace = trace::Trace::start(&id);
+        let cold = (options.journal || trace.is_some()).then(|| {
             Box::new(Cold {
-                script: script.to_owned(),
+                script: if options.journal {
+                    script.to_owned()
+                } else {
+                    String::new()
+                },
+                trace,
                 ..Cold::default()
             })
         });
@@ -358,6 +369,9 @@ impl Envelope {
             clock: _,
         } = config;
         let outcome = settle::refused_outcome(&id, kind, message);
+        if let Some(mut trace) = trace::Trace::start(&id) {
+            trace.settle(&outcome, 0);
+        }
         Envelope {
             id,
             registry,
@@ -729,6 +743,30 @@ impl Envelope {
             if preview.is_some() {
                 record.preview = preview;
             }
+            if let Some(trace) = self.cold.as_mut().and_then(|cold| cold.trace.as_mut()) {
+                if status == Status::Running {
+                    trace.open(call, record);
+                } else if status.is_terminal() {
+                    trace.close(call, record);
+                }
+            }
+        }
+    }
+
+    /// Records nested calls' arguments and results on their spans
+    /// (`gen_ai.tool.call.arguments` / `.result`, bounded like the audit) when `on`; off by
+    /// default, since they may hold sensitive data. Only calls launched afterwards are
+    /// affected.
+    pub fn record_tool_content(&mut self, on: bool) {
+        if let Some(trace) = self.cold.as_mut().and_then(|cold| cold.trace.as_mut()) {
+            trace.content = on;
+        }
+    }
+
+    /// Marks call `call`'s span as timed out (`error.type = timeout`).
+    fn trace_timeout(&mut self, call: usize) {
+        if let Some(trace) = self.cold.as_mut().and_then(|cold| cold.trace.as_mut()) {
+            trace.timed_out(call);
         }
     }
 

@@ -237,6 +237,13 @@ impl Envelope {
             .as_mut()
             .map(|cold| std::mem::take(&mut cold.notes).into_boxed_slice())
             .unwrap_or_default();
+        if let Some(mut trace) = self.cold.as_mut().and_then(|cold| cold.trace.take()) {
+            let retained = self
+                .machine
+                .as_ref()
+                .map_or(0, |m| m.stats().retained_bytes);
+            trace.settle(&outcome, retained);
+        }
         self.phase = Phase::Settled(outcome);
         if let Some(machine) = self.machine.as_mut() {
             machine.close();
