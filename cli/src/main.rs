@@ -34,7 +34,8 @@ mod stub;
 use ptc_cli::builtin;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ptc_runtime::{FileJournal, Progress, Registry, RunOptions, Runner, listing};
+use ptc_runtime::core::{Progress, listing};
+use ptc_runtime::{FileJournal, Registry, RunOptions, Runner};
 use ptc_vm::Limits;
 use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
@@ -255,13 +256,12 @@ fn registry(common: &Common) -> Result<(Registry, Vec<stub::Stub>), Usage> {
     }
     let mut marked = Registry::new();
     for tool in registry.tools() {
-        let standalone =
-            tool.contract.standalone || common.standalone.contains(&tool.contract.name);
+        let name = &tool.contract.name;
+        let standalone = tool.contract.standalone || common.standalone.contains(name);
+        let handler = registry.handler(name).cloned();
+        let handler = handler.ok_or_else(|| Usage(format!("{name}: no handler")))?;
         marked
-            .register_arc(
-                tool.contract.clone().standalone(standalone),
-                tool.handler.clone(),
-            )
+            .register_arc(tool.contract.clone().standalone(standalone), handler)
             .map_err(|e| Usage(e.to_string()))?;
     }
     Ok((marked, stubs))
@@ -298,11 +298,11 @@ fn not_utf8_outcome(
     id: Option<String>,
 ) -> ptc_runtime::Outcome {
     ptc_runtime::Outcome {
-        id: id.unwrap_or_else(ptc_runtime::fresh_id).into(),
+        id: id.unwrap_or_else(ptc_runtime::core::fresh_id).into(),
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
-        error: Some(Box::new(ptc_runtime::OutcomeError::new(
+        error: Some(Box::new(ptc_runtime::core::OutcomeError::new(
             ptc_runtime::ErrorKind::of_diagnostic(diagnostic),
             diagnostic.message.clone(),
         ))),
@@ -310,7 +310,7 @@ fn not_utf8_outcome(
         direct_result: None,
         calls: Vec::new(),
         notes: Box::default(),
-        stats: ptc_runtime::RunStats::default(),
+        stats: ptc_runtime::core::RunStats::default(),
     }
 }
 
@@ -519,7 +519,7 @@ fn describe(common: &Common) -> Result<u8, Usage> {
             emit(&format!(
                 "{}\n\n{}",
                 listing::DESCRIPTION,
-                listing::tool_listing(&registry)
+                listing::tool_listing(registry.catalog())
             ));
         }
         Format::Json => {
@@ -528,7 +528,7 @@ fn describe(common: &Common) -> Result<u8, Usage> {
                 "name": listing::TOOL_NAME,
                 "description": listing::DESCRIPTION,
                 "input_schema": listing::input_schema(),
-                "listing": listing::tool_listing(&registry),
+                "listing": listing::tool_listing(registry.catalog()),
                 "tools": tools,
             }));
         }
@@ -539,7 +539,7 @@ fn describe(common: &Common) -> Result<u8, Usage> {
 #[cfg(test)]
 mod tests {
     use super::status_line;
-    use ptc_runtime::Progress;
+    use ptc_runtime::core::Progress;
 
     #[test]
     fn the_status_line_counts_calls_running_and_waiting() {

@@ -9,17 +9,24 @@
 //! Invariant: `ErrorKind::from_wire(&kind.to_string())` has the same wire name as `kind`.
 //!
 //! ```
-//! use ptc_runtime::{Budget, ErrorKind, Registry, RunOptions, Runner};
+//! use ptc_core::{Budget, Catalog, Envelope, EnvelopeConfig, ErrorKind, Event, Limits};
 //! use std::sync::Arc;
+//! use std::time::Duration;
 //!
-//! let runner = Runner::new(Arc::new(Registry::new()));
-//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-//! let outcome = rt.block_on(runner.run("(while t)", RunOptions::new()));
-//! let error = outcome.error.unwrap();
+//! // A sans-IO run of a script that calls no tool: poll until it settles.
+//! let run = |script: &str| {
+//!     let config = EnvelopeConfig::new(Arc::new(Catalog::new()), Limits::default(), "e");
+//!     let mut envelope = Envelope::compile(config, script, Duration::ZERO);
+//!     loop {
+//!         if let Event::Settled(outcome) = envelope.poll(Duration::ZERO) {
+//!             break outcome;
+//!         }
+//!     }
+//! };
+//! let error = run("(while t)").error.unwrap();
 //! assert_eq!(error.kind, ErrorKind::Budget(Budget::Step));
 //! assert_eq!(error.kind.to_string(), "step");
-//! let outcome = rt.block_on(runner.run("(frobnicate 1)", RunOptions::new()));
-//! match outcome.error.unwrap().kind {
+//! match run("(frobnicate 1)").error.unwrap().kind {
 //!     ErrorKind::Compile { code, span, .. } => {
 //!         assert_eq!(code.as_deref(), Some("E0301"));
 //!         assert_eq!(span, Some((1, 11)));

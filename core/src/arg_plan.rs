@@ -1,5 +1,5 @@
 //! A tool's argument plan: what the runtime understands of the tool's input schema,
-//! compiled once beside its validator ([`crate::tool::RegisteredTool`]), so that each
+//! compiled once beside its validator ([`crate::catalog::CatalogTool`]), so that each
 //! call's arguments are shaped without looking keys up in the schema's maps and, when the
 //! plan understands the whole schema, checked without the JSON Schema validator.
 //!

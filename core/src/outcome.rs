@@ -3,16 +3,16 @@
 //!
 //! Invariant: the text of every outcome except a direct call's own result is at most
 //! [`MAX_RESULT_CHARS`] characters ([`cap_text`]); a direct call keeps the underlying
-//! tool's result and size limit (dialect notes §12.7).
+//! tool's result and size limit (spec/reference/tool-calls.md).
 
 use crate::audit::AuditRecord;
+use crate::catalog::ToolResult;
 use crate::errors::ErrorKind;
-use crate::tool::ToolResult;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
 
-/// The ToolCall's max result size, in characters (dialect notes §8.2, §14.3): the
+/// The ToolCall's max result size, in characters (spec/reference/budgets.md): the
 /// model-facing text of a composed script (value, error or audit summary) is cut to this
 /// length, truncation notice included. A direct call's result is not cut by ToolCall.
 pub const MAX_RESULT_CHARS: usize = 30_000;
@@ -163,7 +163,7 @@ impl Outcome {
     /// The model-facing text followed, when any child left context or repair notes, by a
     /// `Notes:` block with one `- NOTE` line each (continuation lines indented two spaces):
     /// what `ptc run --format text` prints, so hook feedback reaches the model even when the
-    /// script discarded the child's value (dialect notes §12.7).
+    /// script discarded the child's value (spec/reference/tool-calls.md).
     #[must_use]
     pub fn text_with_notes(&self) -> String {
         if self.notes.is_empty() {

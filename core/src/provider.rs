@@ -12,9 +12,9 @@
 //!   script never sends media to the model (its audit keeps references only).
 //!
 //! ```
-//! use ptc_runtime::{Registry, provider::ToolCallDefinition};
+//! use ptc_core::{Catalog, provider::ToolCallDefinition};
 //!
-//! let definition = ToolCallDefinition::for_registry(&Registry::new());
+//! let definition = ToolCallDefinition::for_registry(&Catalog::new());
 //! let anthropic = definition.anthropic();
 //! assert_eq!(anthropic["name"], "ToolCall");
 //! assert_eq!(anthropic["input_schema"]["required"][0], "expression");
@@ -22,9 +22,9 @@
 //! assert_eq!(openai["function"]["parameters"]["required"][0], "expression");
 //! ```
 
+use crate::catalog::{Catalog, Content};
 use crate::listing;
 use crate::outcome::Outcome;
-use crate::tool::{Content, Registry};
 use base64::Engine as _;
 use serde_json::{Value as Json, json};
 
@@ -45,7 +45,7 @@ pub struct ToolCallDefinition {
 impl ToolCallDefinition {
     /// The definition and listing for `registry`.
     #[must_use]
-    pub fn for_registry(registry: &Registry) -> Self {
+    pub fn for_registry(registry: &Catalog) -> Self {
         ToolCallDefinition {
             name: listing::TOOL_NAME,
             description: listing::DESCRIPTION,
@@ -57,10 +57,10 @@ impl ToolCallDefinition {
     /// The definition and listing a run filtered by `filter` sees
     /// ([`crate::RunOptions::tools`]).
     #[must_use]
-    pub fn for_filtered(registry: &Registry, filter: &crate::ToolFilter) -> Self {
+    pub fn for_filtered(registry: &Catalog, filter: &crate::filter::ToolFilter) -> Self {
         ToolCallDefinition {
             listing: listing::tool_listing_for(registry, Some(filter)),
-            ..ToolCallDefinition::for_registry(&Registry::new())
+            ..ToolCallDefinition::for_registry(&Catalog::new())
         }
     }
 
@@ -137,8 +137,8 @@ pub fn openai_tool_message(outcome: &Outcome, tool_call_id: &str) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{MediaRef, ToolResult};
     use crate::outcome::{OutcomeKind, RunStats};
-    use crate::tool::{MediaRef, ToolResult};
     use std::sync::Arc;
 
     fn outcome(kind: OutcomeKind, text: &str) -> Outcome {

@@ -10,7 +10,7 @@ use super::batch::{Held, Slot, Slots};
 use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
 use crate::audit::{self, AuditRecord, Status};
 use crate::call_result::{settle_owned, settle_result};
-use crate::tool::ToolResult;
+use crate::catalog::ToolResult;
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
 use serde_json::Value as Json;
@@ -88,7 +88,7 @@ impl Envelope {
         let order = self.calls.len() as u64 + 1;
         let mut record = AuditRecord::new(&self.id, order, request.tool.clone(), Status::Queued);
         record.batch = batch;
-        let prepared = match (self.registry.get(&request.tool), &self.machine) {
+        let prepared = match (self.catalog.get(&request.tool), &self.machine) {
             (None, _) | (_, None) => Err(format!("Tool {} is unavailable", request.tool)),
             (Some(tool), Some(machine)) => {
                 match args::prepare(tool, &request.args, machine.symbols(), machine.limits()) {
@@ -321,7 +321,7 @@ impl Envelope {
     /// For the driver ([`Envelope::pull_dispatches`]): moves the next allowed call to
     /// running, after a [`Event::Dispatch`]; its index and request, `None` when every
     /// allowed call was taken.
-    pub(crate) fn next_dispatch(&mut self) -> Option<(usize, CallRequest)> {
+    pub fn next_dispatch(&mut self) -> Option<(usize, CallRequest)> {
         let mut batch = self.take_batch()?;
         let next = self.dispatch_one(&mut batch, 0);
         self.phase = Phase::Calls(batch);
@@ -447,7 +447,7 @@ impl Envelope {
     }
 
     /// The index of call `id` of this envelope, whether or not it still takes answers.
-    pub(crate) fn index_of(&self, id: &str) -> Option<usize> {
+    pub fn index_of(&self, id: &str) -> Option<usize> {
         id.strip_prefix(&*self.id)
             .and_then(|rest| rest.strip_prefix('/'))
             .and_then(|n| n.parse::<usize>().ok())
@@ -602,7 +602,7 @@ impl Envelope {
     }
 
     /// [`Envelope::complete`] for the call at index `call` (the driver's path).
-    pub(crate) fn complete_at(
+    pub fn complete_at(
         &mut self,
         now: Duration,
         call: usize,
@@ -698,7 +698,7 @@ impl Envelope {
     }
 
     /// [`Envelope::fail`] for the call at index `call` (the driver's path).
-    pub(crate) fn fail_at(
+    pub fn fail_at(
         &mut self,
         now: Duration,
         call: usize,

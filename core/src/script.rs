@@ -1,8 +1,8 @@
 //! Compile once, run many: a [`Script`] is a compiled program with what it was compiled
-//! against, run by [`crate::Runner::run_script`] as often as wanted, on any thread.
+//! against, run as often as wanted, on any thread.
 //!
 //! A script may declare *inputs*: read-only variables of the script body whose values each
-//! run gives as JSON ([`crate::RunOptions::inputs`]), converted by the JSON mapping
+//! run gives as JSON (a driver's run options), converted by the JSON mapping
 //! (`spec/reference/values-json.md`) and each checked against the run's value budget. A
 //! script that assigns an input does not compile (E0904); inputs are not visible inside
 //! `defun` bodies (they see only their parameters).
@@ -15,38 +15,8 @@
 //! - The inputs a run gives must be exactly declared names; a declared input the run does
 //!   not give is nil; anything else settles at once with kind `input`.
 //!
-//! ```
-//! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
-//! use serde_json::json;
-//! use std::sync::Arc;
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let mut registry = Registry::new();
-//! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
-//! registry.register(
-//!     ToolContract::new("Weather", "Gives the weather.", schema),
-//!     |request: ToolRequestCtx| async move {
-//!         let temp = if request.arguments["city"] == "Rome" { 24 } else { 11 };
-//!         ToolResult::json(json!({"temp": temp}))
-//!     },
-//! )?;
-//! let runner = Runner::new(Arc::new(registry));
-//! let script = runner.compile_with_inputs(
-//!     "(plist-get (Weather :city city) :temp)",
-//!     &["city"],
-//! )?;
-//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-//! for (city, temp) in [("Rome", "24"), ("Oslo", "11")] {
-//!     let options = RunOptions::new().inputs(&json!({"city": city}))?;
-//!     let outcome = rt.block_on(runner.run_script(&script, options)).into_result()?;
-//!     assert_eq!(outcome.text, temp);
-//! }
-//! // Assigning an input is a compile error with a code.
-//! let refused = runner.compile_with_inputs("(setq city \"Paris\")", &["city"]).unwrap_err();
-//! assert_eq!(refused.diagnostics[0].code, "E0904");
-//! # Ok(())
-//! # }
-//! ```
+//! `ptc_runtime::Runner::compile` shows a whole host compiling once and running with
+//! inputs; a sans-IO host starts the script with [`crate::Envelope::from_script`].
 
 use crate::convert;
 use ptc_compiler::Compiled;
@@ -72,7 +42,38 @@ const fn assert_shareable<T: Send + Sync + Clone>() {}
 const _: () = assert_shareable::<Script>();
 
 impl Script {
-    pub(crate) fn new(source: &str, compiled: Compiled, roster: u64) -> Script {
+    /// Compiles `source` once against `catalog`'s tools (those `tools` allows, all without
+    /// a filter) under `limits`, with `inputs` declared as read-only variables: the one
+    /// compile entry point (`ptc_runtime::Runner::compile` calls it with the runner's
+    /// catalog and budgets). `clock`, when the host has one, stops compilation at
+    /// `seconds`; without one it is bounded by its budgets of work alone.
+    ///
+    /// # Errors
+    /// Every diagnostic, with the source, when the script is rejected; a `setq` of an
+    /// input is E0904.
+    pub fn compile(
+        catalog: &crate::Catalog,
+        source: &str,
+        inputs: &[&str],
+        tools: Option<&crate::ToolFilter>,
+        limits: &ptc_vm::Limits,
+        clock: Option<std::sync::Arc<dyn ptc_vm::Clock>>,
+    ) -> Result<Script, ptc_compiler::Diagnostics> {
+        let roster = catalog.roster_cow(tools);
+        match ptc_compiler::compile_with_clock(source, &roster, limits, inputs, clock) {
+            Ok(compiled) => Ok(Script::new(
+                source,
+                compiled,
+                catalog.fingerprint_for(tools),
+            )),
+            Err(diagnostics) => Err(ptc_compiler::Diagnostics::new(source, diagnostics)),
+        }
+    }
+
+    /// A script from its `source`, its compiled form and the fingerprint of the roster it
+    /// was compiled against (a driver's constructor; hosts compile with `Runner::compile`).
+    #[must_use]
+    pub fn new(source: &str, compiled: Compiled, roster: u64) -> Script {
         Script {
             inner: Arc::new(Inner {
                 source: source.to_owned(),
@@ -106,17 +107,23 @@ impl Script {
         &self.inner.compiled.program
     }
 
-    pub(crate) fn roster(&self) -> u64 {
+    /// The fingerprint of the roster the script was compiled against
+    /// ([`roster_fingerprint`]).
+    #[must_use]
+    pub fn roster(&self) -> u64 {
         self.inner.roster
     }
 
-    pub(crate) fn compiled(&self) -> &Compiled {
+    /// The compiled form.
+    #[must_use]
+    pub fn compiled(&self) -> &Compiled {
         &self.inner.compiled
     }
 }
 
 /// A fingerprint of a roster: every tool with its flags and argument contract, in order.
-pub(crate) fn roster_fingerprint(roster: &ptc_compiler::Roster) -> u64 {
+#[must_use]
+pub fn roster_fingerprint(roster: &ptc_compiler::Roster) -> u64 {
     let mut hasher = DefaultHasher::new();
     // The Debug form lists every field, so a new field is covered automatically.
     format!("{roster:?}").hash(&mut hasher);
@@ -124,7 +131,7 @@ pub(crate) fn roster_fingerprint(roster: &ptc_compiler::Roster) -> u64 {
 }
 
 /// Binds `values` to the machine's declared inputs `names`; a message when they do not fit.
-pub(crate) fn bind(
+pub fn bind(
     machine: Option<&mut Machine>,
     names: &[String],
     values: &serde_json::Map<String, Json>,

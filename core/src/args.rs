@@ -1,5 +1,5 @@
 //! Guest argument lists → the JSON argument object a tool's schema describes, then
-//! validation against that schema (dialect notes §12.3).
+//! validation against that schema (spec/reference/tool-calls.md).
 //!
 //! A guest call `(Read :file_path "a.rs" :limit 10)` reaches the runtime as the argument
 //! list `(:file_path "a.rs" :limit 10)`. Each value is converted by its declared property
@@ -12,8 +12,8 @@
 //! `(:error "Error: MESSAGE")`; a malformed call never aborts the script.
 
 use crate::arg_plan::{ArgPlan, Property};
+use crate::catalog::CatalogTool;
 use crate::convert::{self, ConvertError, MAX_JSON_DEPTH, keyword_key};
-use crate::tool::RegisteredTool;
 use ptc_vm::print::SymbolNames as _;
 use ptc_vm::symbol::well_known;
 use ptc_vm::{Limits, Symbols, Value};
@@ -33,7 +33,7 @@ const MAX_REPORTED_VIOLATIONS: usize = 3;
 /// [`ArgsError`] with the original's messages for shape errors, and the validator's for
 /// schema violations.
 pub fn prepare(
-    tool: &RegisteredTool,
+    tool: &CatalogTool,
     args: &Value,
     symbols: &Symbols,
     limits: &Limits,
@@ -278,18 +278,18 @@ pub fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{Registry, ToolContract, ToolRequestCtx, ToolResult};
+    use crate::catalog::{Catalog, ToolContract};
     use ptc_vm::Interner;
     use serde_json::json;
 
     struct Fixture {
         interner: Interner,
-        registry: Registry,
+        registry: Catalog,
     }
 
     impl Fixture {
         fn new() -> Self {
-            let mut registry = Registry::new();
+            let mut registry = Catalog::new();
             let schema = json!({
                 "type": "object",
                 "properties": {
@@ -304,10 +304,7 @@ mod tests {
                 "additionalProperties": false
             });
             registry
-                .register(
-                    ToolContract::new("Read", "Reads.", schema),
-                    |_r: ToolRequestCtx| async { ToolResult::text("") },
-                )
+                .add(ToolContract::new("Read", "Reads.", schema))
                 .unwrap();
             Fixture {
                 interner: Interner::new(),

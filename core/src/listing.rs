@@ -1,4 +1,4 @@
-//! What the model is told (dialect notes §14.3, §14.4, §15): the static ToolCall
+//! What the model is told (spec/reference/tool-calls.md): the static ToolCall
 //! description and input schema, and the tool listing rendered from the registry.
 //!
 //! The listing gives one calling shape per tool, the argument contract preflight checks
@@ -9,8 +9,8 @@
 //! sentence) and a mark for standalone-only tools. The description is static so hosts can
 //! cache their prompts.
 
+use crate::catalog::{Catalog, ToolContract};
 use crate::contract::summarise;
-use crate::tool::{Registry, ToolContract};
 use ptc_compiler::{Allowed, ArgContract, ArgSpec};
 use serde_json::{Value as Json, json};
 
@@ -152,14 +152,14 @@ pub fn listing_line(contract: &ToolContract) -> String {
 
 /// The tool listing of `registry`: a header and one line per tool.
 #[must_use]
-pub fn tool_listing(registry: &Registry) -> String {
+pub fn tool_listing(registry: &Catalog) -> String {
     tool_listing_for(registry, None)
 }
 
 /// The tool listing of the tools of `registry` that `filter` allows (a filtered run's
 /// listing: [`crate::RunOptions::tools`]).
 #[must_use]
-pub fn tool_listing_for(registry: &Registry, filter: Option<&crate::ToolFilter>) -> String {
+pub fn tool_listing_for(registry: &Catalog, filter: Option<&crate::filter::ToolFilter>) -> String {
     let allowed = |name: &str| filter.is_none_or(|f| f.allows(name));
     let mut out = String::from("Tools available in this request:");
     let mut any = false;
@@ -177,7 +177,6 @@ pub fn tool_listing_for(registry: &Registry, filter: Option<&crate::ToolFilter>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{ToolRequestCtx, ToolResult};
 
     #[test]
     fn calling_shapes_show_argument_types() {
@@ -216,17 +215,14 @@ mod tests {
 
     #[test]
     fn listing_renders_every_tool() {
-        let mut registry = Registry::new();
+        let mut registry = Catalog::new();
         assert_eq!(tool_listing(&registry), "No tools are available.");
         registry
-            .register(
-                ToolContract::new(
-                    "Read",
-                    "Reads a file. Long text.",
-                    json!({"type": "object"}),
-                ),
-                |_r: ToolRequestCtx| async { ToolResult::text("") },
-            )
+            .add(ToolContract::new(
+                "Read",
+                "Reads a file. Long text.",
+                json!({"type": "object"}),
+            ))
             .unwrap();
         assert_eq!(
             tool_listing(&registry),

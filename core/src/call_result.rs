@@ -4,8 +4,8 @@
 //! tokio driver never does (it only launches handlers), so neither depends on the other.
 
 use crate::audit::{PREVIEW_CHARS, Status, preview};
+use crate::catalog::{Content, ToolResult};
 use crate::convert;
-use crate::tool::{Content, ToolResult};
 use ptc_vm::{Limits, Machine, Value};
 
 /// A call's end as the guest and the audit see it.
@@ -19,7 +19,7 @@ pub struct Settled {
     pub preview: Option<String>,
 }
 
-/// The guest value, status and preview of a handler's `result` (dialect notes §12.4);
+/// The guest value, status and preview of a handler's `result` (spec/reference/tool-calls.md);
 /// public for hosts that step the [`Machine`] with their own event loop.
 pub fn settle_result(machine: &mut Machine, result: &ToolResult, limits: &Limits) -> Settled {
     let (value, status, preview) = settle_parts(machine, result, limits);
@@ -188,7 +188,7 @@ fn media_value(machine: &mut Machine, result: &ToolResult) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::MediaRef;
+    use crate::catalog::MediaRef;
 
     fn machine() -> Machine {
         let limits = Limits::default();

@@ -6,26 +6,26 @@ use super::*;
 use crate::OutcomeKind;
 use serde_json::json;
 
-fn registry() -> Arc<Registry> {
-    let mut registry = Registry::new();
+fn registry() -> Arc<Catalog> {
+    let mut registry = Catalog::new();
     let schema = json!({"type": "object", "properties": {"v": {"type": "string"}},
                         "additionalProperties": false});
     registry
-        .declare(ToolContract::new("T", "Echoes v.", schema.clone()))
+        .add(ToolContract::new("T", "Echoes v.", schema.clone()))
         .unwrap();
     registry
-        .declare(ToolContract::new("U", "Echoes v too.", schema))
+        .add(ToolContract::new("U", "Echoes v too.", schema))
         .unwrap();
     Arc::new(registry)
 }
 
-use crate::tool::ToolContract;
+use crate::catalog::ToolContract;
 
 const BATCH: &str = r#"(parallel (T :v "a") (T :v "b") (T :v "c"))"#;
 
 fn envelope(script: &str, limits: Limits, options: EnvelopeOptions, now: Duration) -> Envelope {
     let config = EnvelopeConfig {
-        registry: registry(),
+        catalog: registry(),
         limits: limits.into(),
         id: "e".into(),
         options,

@@ -1,6 +1,6 @@
-//! Live progress of a run, for a host's view of the nested calls (dialect notes §12.8).
+//! Live progress of a run, for a host's view of the nested calls (spec/reference/tool-calls.md).
 //!
-//! A host that passes a [`ProgressSink`] in [`crate::RunOptions::progress`] receives a
+//! A host that passes a [`ProgressSink`] in a driver's run options (`ptc_runtime::RunOptions::progress`) receives a
 //! [`Progress`] snapshot after every change a user could see: a call queued, waiting for its
 //! permission decision, running, finished (any terminal status), and once more when the run
 //! settles (`live: false`). Snapshots are whole (not deltas), so a view can simply redraw.
@@ -20,43 +20,7 @@
 //!   since the run began (the envelope's clock, which the tokio driver advances before it
 //!   feeds each answer, so the times are exact to the millisecond).
 //!
-//! ```
-//! use ptc_runtime::{Progress, Registry, RunOptions, Runner, Status, ToolContract};
-//! use ptc_runtime::{ToolRequestCtx, ToolResult};
-//! use serde_json::json;
-//! use std::sync::{Arc, Mutex};
-//! use std::time::Duration;
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let mut registry = Registry::new();
-//! registry.register(
-//!     ToolContract::new("Nap", "Sleeps.", json!({"type": "object"})),
-//!     |_request: ToolRequestCtx| async move {
-//!         tokio::time::sleep(Duration::from_millis(30)).await;
-//!         ToolResult::text("rested")
-//!     },
-//! )?;
-//! let runner = Runner::new(Arc::new(registry));
-//! let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
-//! let sink = {
-//!     let seen = seen.clone();
-//!     move |snapshot: &Progress| seen.lock().unwrap().push(snapshot.clone())
-//! };
-//! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-//! rt.block_on(runner.run("(list (Nap) (Nap))", RunOptions::new().progress(Arc::new(sink))));
-//! let seen = seen.lock().unwrap();
-//! let last = seen.last().unwrap();
-//! assert!(!last.live);
-//! let call = &last.calls[1];
-//! assert_eq!(call.status, Status::Success);
-//! assert_eq!(call.preview.as_deref(), Some("rested"));
-//! assert_eq!(call.args.as_deref(), Some("{}"));
-//! let (start, end) = (call.started_ms.unwrap(), call.finished_ms.unwrap());
-//! assert!(end >= start + 30, "{start}..{end}");
-//! assert!(start >= last.calls[0].finished_ms.unwrap());
-//! # Ok(())
-//! # }
-//! ```
+//! `ptc_runtime::RunOptions::progress` shows a host's sink receiving the snapshots.
 
 use crate::audit::{AuditRecord, Status};
 use serde::Serialize;

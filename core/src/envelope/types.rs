@@ -4,9 +4,9 @@
 //! ToolCall arguments ([`expression_of`]). Plain data, no behaviour: the
 //! state machine that produces and consumes these lives in the parent module.
 
+use crate::catalog::Catalog;
 use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
-use crate::tool::Registry;
 use ptc_vm::{Clock, Limits};
 use serde_json::Value as Json;
 use std::sync::Arc;
@@ -38,9 +38,9 @@ impl Default for EnvelopeOptions {
 #[derive(Debug, Clone)]
 pub struct EnvelopeConfig {
     /// The tools: their contracts name them for the compiler and validate arguments. The
-    /// envelope never calls their handlers ([`Registry::declare`] registers a contract
+    /// envelope never calls their handlers ([`Catalog::declare`] registers a contract
     /// alone).
-    pub registry: Arc<Registry>,
+    pub catalog: Arc<Catalog>,
     /// The budgets, shared: a host starting many envelopes under one budget set passes one
     /// `Arc` (the envelope and its machine keep no copy of their own).
     pub limits: Arc<Limits>,
@@ -65,12 +65,12 @@ impl EnvelopeConfig {
     /// with other envelopes.
     #[must_use]
     pub fn new(
-        registry: Arc<Registry>,
+        catalog: Arc<Catalog>,
         limits: impl Into<Arc<Limits>>,
         id: impl Into<Arc<str>>,
     ) -> Self {
         EnvelopeConfig {
-            registry,
+            catalog,
             limits: limits.into(),
             id: id.into(),
             options: EnvelopeOptions::default(),

@@ -14,7 +14,7 @@
 //!   The cache is `Send + Sync` and shared behind an `Arc`.
 //!
 //! ```
-//! use ptc_runtime::cache::ProgramCache;
+//! use ptc_core::cache::ProgramCache;
 //! use ptc_compiler::Roster;
 //! use ptc_vm::Limits;
 //!

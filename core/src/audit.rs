@@ -1,4 +1,4 @@
-//! Audit records: one per nested call, in dispatch order (dialect notes §12.8).
+//! Audit records: one per nested call, in dispatch order (spec/reference/tool-calls.md).
 //!
 //! A record carries the call's id `ENVELOPE/N`, its tool, its arguments (bounded for
 //! composed scripts), its status, its batch number (batches of more than one call only),
@@ -12,7 +12,7 @@
 //! - A preview is at most [`PREVIEW_CHARS`] characters plus `...`.
 //! - Media references never carry payload bytes.
 
-use crate::tool::MediaRef;
+use crate::catalog::MediaRef;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use std::sync::Arc;
@@ -145,8 +145,8 @@ impl AuditRecord {
 /// call's only allocation.
 fn shared_call_id(envelope: &str, order: u64) -> Arc<str> {
     let mut buffer = [0u8; 96];
-    let mut digits = itoa_digits(order);
-    let digits = digits.text();
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(order);
     let len = envelope.len() + 1 + digits.len();
     if let Some(room) = buffer.get_mut(..len) {
         let (head, tail) = room.split_at_mut(envelope.len());
@@ -162,39 +162,11 @@ fn shared_call_id(envelope: &str, order: u64) -> Arc<str> {
     Arc::from(call_id(envelope, order))
 }
 
-/// The decimal digits of a `u64`, on the stack.
-pub(crate) struct Digits {
-    bytes: [u8; 20],
-    at: usize,
-}
-
-impl Digits {
-    pub(crate) fn text(&mut self) -> &str {
-        std::str::from_utf8(self.bytes.get(self.at..).unwrap_or_default()).unwrap_or_default()
-    }
-}
-
-pub(crate) fn itoa_digits(order: u64) -> Digits {
-    let mut bytes = [0u8; 20];
-    let mut at = bytes.len();
-    let mut rest = order;
-    loop {
-        at -= 1;
-        // `rest % 10` is a digit, so the cast cannot truncate.
-        bytes[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    Digits { bytes, at }
-}
-
 /// `ENVELOPE/N`, built without the formatting machinery (one allocation per call).
 #[must_use]
 pub fn call_id(envelope: &str, order: u64) -> String {
-    let mut digits = itoa_digits(order);
-    let digits = digits.text();
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(order);
     let mut id = String::with_capacity(envelope.len() + 1 + digits.len());
     id.push_str(envelope);
     id.push('/');

@@ -1,5 +1,5 @@
 //! The envelope as a sans-IO machine: one ToolCall's semantics with no executor, no clock
-//! and no I/O of its own (dialect notes §12).
+//! and no I/O of its own (spec/reference/tool-calls.md).
 //!
 //! An [`Envelope`] is started with a compiled program (or a script it compiles), the
 //! registry whose contracts describe the tools (their schemas validate arguments; their
@@ -52,8 +52,7 @@
 //! A complete stepping loop, answering every call synchronously:
 //!
 //! ```
-//! use ptc_runtime::envelope::{Envelope, EnvelopeConfig, Event};
-//! use ptc_runtime::{Registry, ToolContract, ToolResult};
+//! use ptc_core::{Catalog, Envelope, EnvelopeConfig, Event, ToolContract, ToolResult};
 //! use serde_json::json;
 //! use std::sync::Arc;
 //! use std::time::Instant;
@@ -62,9 +61,9 @@
 //! // since an origin of the host's (a native host measures it from an `Instant`, a
 //! // browser from `performance.now()`).
 //! let started = Instant::now();
-//! let mut registry = Registry::new();
+//! let mut registry = Catalog::new();
 //! let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
-//! registry.declare(ToolContract::new("Weather", "Gives the weather.", schema)).unwrap();
+//! registry.add(ToolContract::new("Weather", "Gives the weather.", schema)).unwrap();
 //! let script = r#"(mapcar (lambda (r) (plist-get r :temp))
 //!                         (parallel (Weather :city "Oslo") (Weather :city "Rome")))"#;
 //! let config = EnvelopeConfig::new(Arc::new(registry), ptc_vm::Limits::default(), "toolu_1");
@@ -113,10 +112,10 @@ pub use types::{
 use batch::{Batch, CallState};
 
 use crate::audit::{AuditRecord, Status};
+use crate::catalog::{Catalog, ToolResult};
 use crate::journal::JournalRecord;
 use crate::outcome::Outcome;
 use crate::progress::{self, Progress};
-use crate::tool::{Registry, ToolResult};
 use ptc_vm::{Limits, Machine, Program, Step};
 use serde_json::Value as Json;
 use std::collections::VecDeque;
@@ -169,7 +168,7 @@ struct Cold {
 pub struct Envelope {
     /// The envelope id, shared with every [`CallRequest`].
     id: Arc<str>,
-    registry: Arc<Registry>,
+    catalog: Arc<Catalog>,
     /// The budgets, shared with the machine (and, from a runner, with its other runs).
     limits: Arc<Limits>,
     options: EnvelopeOptions,
@@ -221,7 +220,7 @@ impl Envelope {
         now: Duration,
     ) -> Envelope {
         let EnvelopeConfig {
-            registry,
+            catalog,
             limits,
             id,
             options,
@@ -254,7 +253,7 @@ impl Envelope {
         Envelope {
             id,
             machine: Some(machine),
-            registry,
+            catalog,
             limits,
             options,
             phase,
@@ -276,7 +275,7 @@ impl Envelope {
     pub fn compile(config: EnvelopeConfig, script: &str, now: Duration) -> Envelope {
         let compiled = ptc_compiler::compile_with_clock(
             script,
-            config.registry.whole_roster(),
+            config.catalog.whole_roster(),
             &config.limits,
             &[],
             config.clock.clone(),
@@ -284,9 +283,40 @@ impl Envelope {
         Envelope::from_compiled(config, compiled, script, now)
     }
 
+    /// Starts a compiled [`Script`](crate::Script) — the sans-IO host's way to run a script
+    /// compiled once ([`crate::Script::compile`]) against this catalog with the same tool
+    /// filter `tools`, binding its declared inputs from `inputs` (exactly declared names;
+    /// a missing one is nil). A script compiled for other tools settles at once with kind
+    /// `roster`; inputs that do not fit, with kind `input`. Nothing runs before the first
+    /// poll.
+    #[must_use]
+    pub fn from_script(
+        config: EnvelopeConfig,
+        script: &crate::Script,
+        tools: Option<&crate::ToolFilter>,
+        inputs: &serde_json::Map<String, Json>,
+        now: Duration,
+    ) -> Envelope {
+        if config.catalog.fingerprint_for(tools) != script.roster() {
+            let message = "The script was compiled for other tools than this run's \
+                           (another registry or tool filter); compile it with this runner";
+            return Envelope::refused(config, now, crate::ErrorKind::Roster, message);
+        }
+        let compiled = script.compiled();
+        let mut envelope = Envelope::start(
+            config,
+            compiled.program.clone(),
+            compiled.direct.clone(),
+            script.source(),
+            now,
+        );
+        envelope.bind_inputs(script.inputs(), inputs);
+        envelope
+    }
+
     /// Starts a compilation's result: the program, or an envelope settled with every
     /// diagnostic (the first one's kind, code and span are the error kind).
-    pub(crate) fn from_compiled(
+    pub fn from_compiled(
         config: EnvelopeConfig,
         compiled: Result<ptc_compiler::Compiled, Vec<ptc_compiler::Diagnostic>>,
         script: &str,
@@ -309,7 +339,7 @@ impl Envelope {
     ) -> Envelope {
         let compiled = cache.get_or_compile(
             script,
-            config.registry.whole_roster(),
+            config.catalog.whole_roster(),
             &config.limits,
             config.clock.clone(),
         );
@@ -355,14 +385,14 @@ impl Envelope {
     }
 
     /// An envelope that settled before running.
-    pub(crate) fn refused(
+    pub fn refused(
         config: EnvelopeConfig,
         now: Duration,
         kind: crate::ErrorKind,
         message: &str,
     ) -> Envelope {
         let EnvelopeConfig {
-            registry,
+            catalog,
             limits,
             id,
             options,
@@ -374,7 +404,7 @@ impl Envelope {
         }
         Envelope {
             id,
-            registry,
+            catalog,
             limits,
             options,
             machine: None,
@@ -394,7 +424,7 @@ impl Envelope {
     /// the first poll, each converted by the JSON mapping under the value budget; an input
     /// `values` lacks is nil. A wrong set of names or a value that does not convert settles
     /// the envelope at once with kind `input` (nothing runs).
-    pub(crate) fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
+    pub fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
         let problem = crate::script::bind(self.machine.as_mut(), names, values);
         if let Some(message) = problem {
             self.machine = None;
@@ -429,13 +459,13 @@ impl Envelope {
 
     /// Makes the first [`Event::Settled`] move the outcome out instead of copying it, for a
     /// driver that polls no more after it: later polls settle with a placeholder.
-    pub(crate) fn hand_over_outcome(&mut self) {
+    pub fn hand_over_outcome(&mut self) {
         self.flags |= HAND_OVER;
     }
 
     /// Makes [`Event::Dispatch`] carry no requests, for a driver that takes each one with
     /// `Envelope::next_dispatch` (its index beside it, and no list per batch).
-    pub(crate) fn pull_dispatches(&mut self) {
+    pub fn pull_dispatches(&mut self) {
         self.flags |= PULL_DISPATCHES;
     }
 
