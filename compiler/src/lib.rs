@@ -36,7 +36,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod codes;
 mod compile;
+mod deadline;
 pub mod diagnostic;
 pub mod inputs;
 mod macros;
@@ -101,9 +103,10 @@ pub mod internals {
 }
 
 pub use compile::{
-    Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, compile_with_clock, compile_with_inputs,
+    Compiled, NOT_UTF8_MESSAGE, check, compile, compile_with_clock, compile_with_inputs,
     decode_script,
 };
+pub use deadline::Deadline;
 pub use diagnostic::{Diagnostic, Diagnostics};
 #[doc(hidden)]
 pub use reader::{read, read_script};

@@ -16,7 +16,7 @@
 //!   table, one per distinct run-time symbol.
 
 use crate::ast::{Sexp, SexpKind};
-use crate::compile::Deadline;
+use crate::deadline::Deadline;
 use crate::definitions::{Definition, DefinitionKind};
 use crate::diagnostic::Diagnostic;
 use crate::expand::{Expansion, MacroExpander, expanded_depth_limit};

@@ -93,7 +93,7 @@ pub fn preflight(
         direct,
         limits,
         interner,
-        &crate::compile::Deadline::new(&unlimited, None),
+        &crate::deadline::Deadline::new(&unlimited, None),
     )
 }
 
@@ -109,7 +109,7 @@ pub fn preflight_until(
     direct: Option<&DirectCall>,
     limits: &Limits,
     interner: &mut Interner,
-    deadline: &crate::compile::Deadline,
+    deadline: &crate::deadline::Deadline,
 ) -> Result<(), Vec<Diagnostic>> {
     run(
         definitions,
@@ -135,7 +135,7 @@ pub(crate) fn preflight_keeping(
     direct: Option<&DirectCall>,
     limits: &Limits,
     interner: &mut Interner,
-    deadline: &crate::compile::Deadline,
+    deadline: &crate::deadline::Deadline,
 ) -> Result<Expansions, Vec<Diagnostic>> {
     run(
         definitions,
@@ -155,7 +155,7 @@ fn run(
     direct: Option<&DirectCall>,
     limits: &Limits,
     interner: &mut Interner,
-    deadline: &crate::compile::Deadline,
+    deadline: &crate::deadline::Deadline,
     made: Option<Expansions>,
 ) -> Result<Option<Expansions>, Vec<Diagnostic>> {
     let mut walk = Walk {
@@ -249,7 +249,7 @@ struct Walk<'a> {
     made: Option<Expansions>,
     /// Whether the walk is inside an expansion (whose forms are dropped after the walk).
     in_expansion: bool,
-    deadline: &'a crate::compile::Deadline,
+    deadline: &'a crate::deadline::Deadline,
     /// Set once E0031 was reported: no further regexp is compiled.
     out_of_time: bool,
     definitions: &'a Definitions,

@@ -2,11 +2,12 @@
 static pipeline's `Diagnostic` and `CompileError`.
 
 An `Outcome` is the runtime's own settlement, decoded from the one JSON object that
-`ptc run --format json` prints; `Outcome.to_json()` gives that object back unchanged.
+`ptc run --format json` prints; `Outcome.to_json()` gives that object back (the same data, as compact JSON).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import json
@@ -119,12 +120,16 @@ class Outcome:
     calls: List[AuditCall]
     notes: List[str]
     stats: Dict[str, int]
-    _json: str = dataclasses.field(repr=False, compare=False, default="")
+    _data: Dict[str, Any] = dataclasses.field(repr=False, compare=False, default_factory=dict)
 
     @classmethod
     def from_json(cls, text: str) -> "Outcome":
-        """Decodes the runtime's JSON object."""
-        data = json.loads(text)
+        """Decodes the runtime's JSON object (as `ptc run --format json` prints it)."""
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Outcome":
+        """The outcome of the runtime's object, already decoded."""
         return cls(
             id=data["id"],
             outcome=cast(OutcomeKind, data["outcome"]),
@@ -135,7 +140,7 @@ class Outcome:
             calls=data["calls"],
             notes=data["notes"],
             stats=data["stats"],
-            _json=text,
+            _data=data,
         )
 
     @property
@@ -164,12 +169,12 @@ class Outcome:
         return "\n".join(lines)
 
     def to_json(self) -> str:
-        """The JSON object of `ptc run --format json`, as text."""
-        return self._json
+        """The JSON object of `ptc run --format json`, as compact text."""
+        return json.dumps(self._data, ensure_ascii=False, separators=(",", ":"))
 
     def to_dict(self) -> Dict[str, Any]:
-        """The same object as Python data."""
-        data: Dict[str, Any] = json.loads(self._json)
+        """The same object as Python data (a copy)."""
+        data: Dict[str, Any] = copy.deepcopy(self._data)
         return data
 
 

@@ -580,7 +580,7 @@ impl<'a> Lowerer<'a> {
             SexpKind::List(items) => self.compound(form, items, dst, tail)?,
             SexpKind::Dotted(..) => {
                 return Err(Diagnostic::new(
-                    crate::reader::codes::IMPROPER_LIST,
+                    crate::codes::IMPROPER_LIST,
                     ErrorKind::Script,
                     "Improper list in script",
                     form.span,
