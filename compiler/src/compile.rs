@@ -162,13 +162,14 @@ pub fn compile_with_clock(
     deadline.check(span)?;
     // Preflight's expansions of conveniences and backquote templates are handed to the
     // expansion below, which then does not make them again.
-    let made = preflight::preflight_keeping(
+    let made = preflight::preflight(
         &definitions,
         roster,
         direct_call.as_ref(),
         limits,
         &mut interner,
-        &deadline,
+        Some(&deadline),
+        preflight::Keep::Expansions,
     )?;
     deadline.check(span)?;
     let mut macros = VmMacros::new(&definitions.items, limits, &effective.tools);
@@ -232,13 +233,14 @@ pub fn compile_with_clock(
                 .collect(),
             body: body.clone(),
         };
-        preflight::preflight_until(
+        preflight::preflight(
             &expanded,
             roster,
             direct_call.as_ref(),
             limits,
             &mut interner,
-            &deadline,
+            Some(&deadline),
+            preflight::Keep::Nothing,
         )?;
         deadline.check(span)?;
     }
@@ -310,13 +312,14 @@ mod tests {
         let forms = reader::read(source, &limits, &mut interner).expect("reads");
         let mut definitions = definitions::collect(forms, &roster, &interner).expect("collects");
         let deadline = super::Deadline::new(&limits, None);
-        let made = preflight::preflight_keeping(
+        let made = preflight::preflight(
             &definitions,
             &roster,
             None,
             &limits,
             &mut interner,
-            &deadline,
+            Some(&deadline),
+            preflight::Keep::Expansions,
         )
         .expect("passes preflight");
         let kept = made.len();

@@ -389,4 +389,5 @@ fn dotted_list(mut items: Vec<Sexp>, tail: Option<Sexp>, span: Span) -> Sexp {
 }
 
 #[cfg(test)]
+#[path = "parser/differential.rs"]
 mod differential;
