@@ -50,8 +50,6 @@ pub mod roster;
 pub mod tables;
 
 mod list_pool;
-#[cfg(test)]
-mod parser_chumsky;
 mod scratch;
 
 mod cells;

@@ -172,9 +172,7 @@ impl<'a> VmMacros<'a> {
         self.fuel_left = self.fuel_left.saturating_sub(machine.stats().fuel_used);
         let value = match outcome {
             Step::Done(value) => value,
-            Step::Error(error)
-                if error.message() == "Guest closures cannot cross a tool or result boundary" =>
-            {
+            Step::Error(error) if error.cause() == Some(ptc_vm::Cause::ClosureAtBoundary) => {
                 return Err(Diagnostic::new(
                     "E0244",
                     ErrorKind::Script,

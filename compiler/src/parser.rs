@@ -389,5 +389,8 @@ fn dotted_list(mut items: Vec<Sexp>, tail: Option<Sexp>, span: Span) -> Sexp {
 }
 
 #[cfg(test)]
+#[path = "parser/chumsky_oracle.rs"]
+mod chumsky_oracle;
+#[cfg(test)]
 #[path = "parser/differential.rs"]
 mod differential;
