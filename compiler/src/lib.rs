@@ -52,6 +52,7 @@ pub mod tables;
 mod list_pool;
 mod scratch;
 
+mod builders;
 mod cells;
 mod cl_loop;
 mod control;

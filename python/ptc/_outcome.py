@@ -51,24 +51,64 @@ class OutcomeError(TypedDict):
     message: str
 
 
-class _AuditCallKeys(TypedDict):
-    id: str
-    order: int
-    tool: str
-    status: CallStatus
+class AuditCall(Dict[str, Any]):
+    """One nested call in `Outcome.calls` (the runtime's audit record), read by attribute:
+    `id`, `order`, `tool`, `status` always; `args` (None when omitted, with
+    `args_omitted`), `batch`, `preview`, `media`, `notes` when present.
 
+    It is also the record's dict (`call["status"]` reads the same, and it compares equal to
+    the JSON object `ptc run --format json` prints), so code written against the plain
+    records keeps working."""
 
-class AuditCall(_AuditCallKeys, total=False):
-    """One nested call in `Outcome.calls` (the runtime's audit record): `id`, `order`,
-    `tool`, `status` always; `args` (None when omitted, with `args_omitted`), `batch`,
-    `preview`, `media`, `notes` when present."""
+    @property
+    def id(self) -> str:
+        """`ENVELOPE/N`."""
+        return cast(str, self["id"])
 
-    args: Optional[Dict[str, Any]]
-    args_omitted: bool
-    batch: int
-    preview: str
-    media: List[Dict[str, Any]]
-    notes: List[str]
+    @property
+    def order(self) -> int:
+        """N, the call's place in dispatch order (from 1)."""
+        return cast(int, self["order"])
+
+    @property
+    def tool(self) -> str:
+        """The tool's name."""
+        return cast(str, self["tool"])
+
+    @property
+    def status(self) -> CallStatus:
+        """Where the call ended (or stands)."""
+        return cast(CallStatus, self["status"])
+
+    @property
+    def args(self) -> Optional[Dict[str, Any]]:
+        """The validated arguments; None when the audit bound omitted them."""
+        return cast(Optional[Dict[str, Any]], self.get("args"))
+
+    @property
+    def args_omitted(self) -> bool:
+        """Whether the audit bound omitted the arguments."""
+        return bool(self.get("args_omitted", False))
+
+    @property
+    def batch(self) -> Optional[int]:
+        """The `parallel` batch the call belonged to, if any."""
+        return cast(Optional[int], self.get("batch"))
+
+    @property
+    def preview(self) -> Optional[str]:
+        """The bounded preview of the result."""
+        return cast(Optional[str], self.get("preview"))
+
+    @property
+    def media(self) -> List[Dict[str, Any]]:
+        """Media references the result carried."""
+        return cast(List[Dict[str, Any]], self.get("media", []))
+
+    @property
+    def notes(self) -> List[str]:
+        """The tool's context notes."""
+        return cast(List[str], self.get("notes", []))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,7 +147,7 @@ class Outcome:
     `text` is what the model sees; `value` the final value as Python data by the JSON
     mapping (None unless completed); `error` the typed error {kind, message} (None when
     completed); `direct` the tool's name when the script was one direct call; `calls` the
-    audit (one dict per nested call, in dispatch order); `notes` the children's context
+    audit (one `AuditCall` per nested call, in dispatch order); `notes` the children's context
     notes; `stats` the counters {fuel_used, tool_calls, elapsed_ms}.
     """
 
@@ -137,7 +177,7 @@ class Outcome:
             value=data["value"],
             error=data["error"],
             direct=data["direct"],
-            calls=data["calls"],
+            calls=[AuditCall(call) for call in data["calls"]],
             notes=data["notes"],
             stats=data["stats"],
             _data=data,

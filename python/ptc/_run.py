@@ -490,19 +490,34 @@ def _inline_handler(
     to `encode_result`), or `(True, answer_text)` for a raise, a `ToolResult` or an
     awaitable (`_call_sync`'s encoding)."""
 
+    # Decided once per run, not per call: which handlers are synchronous.
+    handlers = {
+        name: tool.handler
+        for name, tool in roster.items()
+        if not inspect.iscoroutinefunction(tool.handler)
+    }
+
     def handle(name: str, arguments: Dict[str, Any]) -> Optional[Tuple[bool, Any]]:
-        tool = roster[name]
-        if inspect.iscoroutinefunction(tool.handler):
+        handler = handlers.get(name)
+        if handler is None:
             return None
         try:
-            result = tool.handler(**arguments)
-            if isinstance(result, ToolResult) or inspect.isawaitable(result):
-                return True, _settle(tool.name, result)
+            result = handler(**arguments)
+            # Plain data (the usual answer) needs no further look.
+            if type(result) not in _PLAIN_RESULTS and (
+                isinstance(result, ToolResult) or inspect.isawaitable(result)
+            ):
+                return True, _settle(name, result)
         except Exception as error:
-            return True, encode_failure(tool.name, error)
+            return True, encode_failure(name, error)
         return False, result
 
     return handle
+
+
+#: Result types that are neither a `ToolResult` nor awaitable: `_inline_handler` hands them
+#: to the native side without asking.
+_PLAIN_RESULTS = frozenset({str, int, float, bool, dict, list, tuple, type(None)})
 
 
 def _drive(
