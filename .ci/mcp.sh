@@ -42,3 +42,8 @@ echo "== mcp e2e: cargo build -p ptc-cli"
 cargo build --locked -p ptc-cli
 echo "== mcp e2e: mcp/e2e/client.py"
 "$cache/venv/bin/python" mcp/e2e/client.py --ptc target/debug/ptc --bin "$cache/npm/node_modules/.bin"
+# The gateway under load (issue 38): 1000 sessions, 100 concurrent ToolCalls, 100 stalled
+# connections, a well-behaved client throughout; fails on a failed call or memory that does
+# not settle (mcp/e2e/load.py; ~20 s with the debug build).
+echo "== mcp e2e: mcp/e2e/load.py"
+python3 mcp/e2e/load.py --ptc target/debug/ptc

@@ -14,8 +14,9 @@ well-behaved client runs a ToolCall in a loop and times each:
 3. holds `--stalled` connections that never finish their request head and as many that
    open a session and never read its answers, for 12 s (past the header timeout).
 
-It prints the server's RSS at start, its peak (VmHWM) and its settled RSS 3 s after the
-load, and the p50/p99/max latency of the well-behaved client, and exits 1 when the
+It prints the server's RSS at start, its peak (VmHWM), its settled RSS (and threads) 3 s
+after the load and again 15 s after (once tokio's idle blocking threads have exited), and
+the p50/p99/max latency of the well-behaved client, and exits 1 when the
 well-behaved client failed a call or the settled RSS is more than 2x the baseline + 32 MB.
 Every phase is bounded in count and in time (`--seconds` per phase).
 """
@@ -144,13 +145,19 @@ def _read_answer(response: http.client.HTTPResponse, id) -> Optional[dict]:
 
 def rss(pid: int) -> Tuple[int, int]:
     """(VmRSS, VmHWM) in kB."""
+    values = status_of(pid)
+    return values.get("VmRSS", 0), values.get("VmHWM", 0)
+
+
+def status_of(pid: int) -> Dict[str, int]:
+    """VmRSS and VmHWM (kB) and Threads from /proc/PID/status."""
     values = {}
     with open(f"/proc/{pid}/status") as status:
         for line in status:
             key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
+            if key in ("VmRSS", "VmHWM", "Threads"):
                 values[key] = int(rest.split()[0])
-    return values.get("VmRSS", 0), values.get("VmHWM", 0)
+    return values
 
 
 def free_port() -> int:
@@ -311,7 +318,14 @@ def main() -> int:
         def pct(p: float) -> float:
             return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000 if latencies else float("nan")
 
-        print(f"peak RSS (VmHWM): {peak} kB; settled RSS: {settled} kB (baseline {baseline} kB)")
+        threads = status_of(server.pid).get("Threads", 0)
+        print(f"peak RSS (VmHWM): {peak} kB; settled RSS: {settled} kB (baseline {baseline} kB), "
+              f"{threads} threads")
+        # tokio keeps an idle blocking-pool thread (where handlers ran) for 10 s: measured
+        # again once they have exited, the rest is what the server itself still holds.
+        time.sleep(12)
+        late = status_of(server.pid)
+        print(f"15 s after the load: RSS {late.get('VmRSS', 0)} kB, {late.get('Threads', 0)} threads")
         print(f"well-behaved client: {len(latencies)} calls, {good_failures[0]} failed; "
               f"p50 {pct(0.5):.1f} ms, p99 {pct(0.99):.1f} ms, max {pct(1.0):.1f} ms")
         ok = good_failures[0] == 0 and settled <= 2 * baseline + 32 * 1024
