@@ -34,7 +34,8 @@ pub struct McpArgs {
         group = "auth"
     )]
     pub oauth_issuer: Option<String>,
-    /// The issuer's JWKS (its `jwks_uri`), fetched and cached.
+    /// The issuer's JWKS (its `jwks_uri`), fetched and cached; without it or
+    /// `--oauth-jwks-file`, discovered from the issuer's metadata (RFC 8414 / OpenID).
     #[arg(
         long,
         value_name = "URL",

@@ -118,12 +118,8 @@ fn http_auth(args: &McpArgs) -> Result<HttpAuth, String> {
         let jwks = match (&args.oauth_jwks_url, &args.oauth_jwks_file) {
             (Some(url), _) => JwksSource::Url(url.clone()),
             (None, Some(path)) => JwksSource::File(path.clone()),
-            (None, None) => {
-                return Err(
-                    "--oauth-issuer needs the issuer's keys: --oauth-jwks-url or --oauth-jwks-file"
-                        .to_owned(),
-                );
-            }
+            // Neither: the keys named by the issuer's own metadata (discovery).
+            (None, None) => JwksSource::Issuer(issuer.clone()),
         };
         let Some(resource) = public_url.clone() else {
             return Err("--oauth-issuer needs --public-url (the tokens' audience)".to_owned());

@@ -463,3 +463,90 @@ async fn a_static_token_admits_exactly_itself() {
     assert_eq!(foreign.status().as_u16(), 403);
     served.stop().await;
 }
+
+/// An issuer at `http://ADDR/tenant` serving its RFC 8414 metadata and its keys.
+async fn issuer_with_metadata(
+    keys: Vec<Json>,
+    issuer_claim: Option<String>,
+) -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let issuer = format!("http://{addr}/tenant");
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let (metadata_issuer, f) = (
+        issuer_claim.unwrap_or_else(|| issuer.clone()),
+        fetches.clone(),
+    );
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server/tenant",
+            axum::routing::get(move || {
+                let body = json!({"issuer": metadata_issuer,
+                                  "jwks_uri": format!("http://{addr}/tenant/keys")});
+                async move { ptc_mcp::auth::json_body(&body) }
+            }),
+        )
+        .route(
+            "/tenant/keys",
+            axum::routing::get(move || {
+                let (keys, f) = (keys.clone(), f.clone());
+                async move {
+                    f.fetch_add(1, Ordering::SeqCst);
+                    ptc_mcp::auth::json_body(&json!({ "keys": keys }))
+                }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (issuer, fetches)
+}
+
+#[tokio::test]
+async fn the_keys_are_discovered_from_the_issuers_metadata() {
+    let key = ec_key("k9");
+    let (issuer, fetches) = issuer_with_metadata(vec![key.jwk.clone()], None).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = PublicUrl::parse(&format!("http://{addr}/mcp")).unwrap();
+    let oauth = OAuth::new(OAuthSettings {
+        resource,
+        issuer: issuer.clone(),
+        jwks: JwksSource::Issuer(issuer.clone()),
+        scopes: Vec::new(),
+        leeway: Duration::from_secs(30),
+    })
+    .unwrap();
+    oauth.load_keys().await.unwrap();
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    let served = serve(
+        listener,
+        HttpAuth {
+            mode: AuthMode::OAuth(Box::new(oauth)),
+            public_url: None,
+        },
+    )
+    .await;
+    let url = served.mcp();
+    let good = mint(&key, &claims(&url, |c| c["iss"] = json!(issuer)));
+    let (status, _, body) = post(&url, Some(&good)).await;
+    assert_eq!(status, 200, "{body}");
+    let foreign = mint(&key, &claims(&url, |_| {}));
+    let (status, _, _) = post(&url, Some(&foreign)).await;
+    assert_eq!(status, 401);
+
+    // Metadata naming another issuer is refused: its keys are never used.
+    let (issuer, fetches) =
+        issuer_with_metadata(vec![key.jwk.clone()], Some("https://evil.example".into())).await;
+    let settings = OAuthSettings {
+        resource: PublicUrl::parse("http://127.0.0.1:1/mcp").unwrap(),
+        issuer: issuer.clone(),
+        jwks: JwksSource::Issuer(issuer),
+        scopes: Vec::new(),
+        leeway: Duration::from_secs(30),
+    };
+    let error = OAuth::new(settings).unwrap().load_keys().await.unwrap_err();
+    assert!(
+        error.contains("discovery failed") && error.contains("evil.example"),
+        "{error}"
+    );
+    assert_eq!(fetches.load(Ordering::SeqCst), 0);
+}

@@ -1,4 +1,12 @@
-//! The issuer's signing keys (a JWKS, RFC 7517), from a URL or a file, cached.
+//! The issuer's signing keys (a JWKS, RFC 7517), from a URL, a file or the issuer's own
+//! metadata (discovery), cached.
+//!
+//! Discovery ([`JwksSource::Issuer`]) reads the issuer's authorization-server metadata
+//! (RFC 8414: `/.well-known/oauth-authorization-server` inserted before the issuer's path;
+//! then OpenID Connect's `ISSUER/.well-known/openid-configuration`), requires its `issuer`
+//! to be exactly the configured one (RFC 8414 §3.3) and takes its `jwks_uri`, which must be
+//! `https://` (or `http://` on loopback) like any key URL. The resolved URL is kept; a
+//! failed discovery is tried again on the next fetch.
 //!
 //! The set is read at start-up and again when a token names a key id (`kid`) the cache
 //! does not hold (key rotation) or the cache is older than [`MAX_AGE`] — but requests cause
@@ -48,6 +56,46 @@ pub enum JwksSource {
     Url(String),
     /// A file holding the JWKS document (air-gapped set-ups); read again like a URL.
     File(PathBuf),
+    /// The issuer itself: its metadata's `jwks_uri` (discovery, see the module docs).
+    Issuer(String),
+}
+
+/// Whether `url` is `https://`, or `http://` on a loopback host.
+fn acceptable_url(url: &str) -> bool {
+    let Ok(uri) = url.parse::<axum::http::Uri>() else {
+        return false;
+    };
+    let loopback = uri.host().is_some_and(|h| {
+        let h = h.trim_start_matches('[').trim_end_matches(']');
+        h == "localhost"
+            || h.parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    });
+    match uri.scheme_str() {
+        Some("https") => uri.host().is_some(),
+        Some("http") => loopback,
+        _ => false,
+    }
+}
+
+/// Where the issuer's metadata may be, in the order tried: RFC 8414's well-known URI
+/// (inserted between the host and the issuer's path), then OpenID Connect Discovery's.
+fn metadata_urls(issuer: &str) -> Vec<String> {
+    let trimmed = issuer.trim_end_matches('/');
+    let mut urls = Vec::new();
+    if let Some((scheme, rest)) = trimmed.split_once("://") {
+        let (authority, path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
+        let path = if path.is_empty() {
+            String::new()
+        } else {
+            format!("/{path}")
+        };
+        urls.push(format!(
+            "{scheme}://{authority}/.well-known/oauth-authorization-server{path}"
+        ));
+    }
+    urls.push(format!("{trimmed}/.well-known/openid-configuration"));
+    urls
 }
 
 /// One usable key.
@@ -86,6 +134,8 @@ pub struct KeyStore {
     client: reqwest::Client,
     state: tokio::sync::RwLock<State>,
     refresh: tokio::sync::Mutex<()>,
+    /// The `jwks_uri` discovery found ([`JwksSource::Issuer`]).
+    discovered: tokio::sync::OnceCell<String>,
 }
 
 impl KeyStore {
@@ -95,25 +145,17 @@ impl KeyStore {
     /// A URL that is not `https://` (or `http://` on a loopback host), or an HTTP client
     /// that cannot be built.
     pub fn new(source: JwksSource) -> Result<Self, AuthSetupError> {
-        if let JwksSource::Url(url) = &source {
-            let uri: axum::http::Uri = url
-                .parse()
-                .map_err(|_| AuthSetupError(format!("--oauth-jwks-url {url}: not a URL")))?;
-            let loopback = uri.host().is_some_and(|h| {
-                let h = h.trim_start_matches('[').trim_end_matches(']');
-                h == "localhost"
-                    || h.parse::<std::net::IpAddr>()
-                        .is_ok_and(|ip| ip.is_loopback())
-            });
-            match uri.scheme_str() {
-                Some("https") => {}
-                Some("http") if loopback => {}
-                _ => {
-                    return Err(AuthSetupError(format!(
-                        "--oauth-jwks-url {url}: expected an https:// URL (http:// only on loopback)"
-                    )));
-                }
-            }
+        let checked = match &source {
+            JwksSource::Url(url) => Some(("--oauth-jwks-url", url)),
+            JwksSource::Issuer(issuer) => Some(("--oauth-issuer (discovery)", issuer)),
+            JwksSource::File(_) => None,
+        };
+        if let Some((flag, url)) = checked
+            && !acceptable_url(url)
+        {
+            return Err(AuthSetupError(format!(
+                "{flag} {url}: expected an https:// URL (http:// only on loopback)"
+            )));
         }
         let client = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
@@ -125,6 +167,7 @@ impl KeyStore {
             client,
             state: tokio::sync::RwLock::default(),
             refresh: tokio::sync::Mutex::new(()),
+            discovered: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -213,7 +256,73 @@ impl KeyStore {
         match &self.source {
             JwksSource::Url(url) => url.clone(),
             JwksSource::File(path) => path.display().to_string(),
+            JwksSource::Issuer(issuer) => match self.discovered.get() {
+                Some(url) => format!("{url} (discovered from {issuer})"),
+                None => format!("the metadata of {issuer}"),
+            },
         }
+    }
+
+    /// The issuer's `jwks_uri`, discovered once (see the module docs).
+    async fn jwks_uri(&self, issuer: &str) -> Result<String, String> {
+        self.discovered
+            .get_or_try_init(|| async {
+                let mut why = Vec::new();
+                for url in metadata_urls(issuer) {
+                    match self.get_bounded(&url).await.and_then(|text| {
+                        let metadata: serde_json::Value =
+                            serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+                        if metadata["issuer"].as_str() != Some(issuer) {
+                            return Err(format!(
+                                "its issuer is {}, not {issuer}",
+                                metadata["issuer"]
+                            ));
+                        }
+                        let jwks = metadata["jwks_uri"]
+                            .as_str()
+                            .ok_or("it has no jwks_uri")?
+                            .to_owned();
+                        if !acceptable_url(&jwks) {
+                            return Err(format!(
+                                "its jwks_uri {jwks} is not https:// (or http:// on loopback)"
+                            ));
+                        }
+                        Ok(jwks)
+                    }) {
+                        Ok(jwks) => return Ok(jwks),
+                        Err(error) => why.push(format!("{url}: {error}")),
+                    }
+                }
+                Err(format!("discovery failed: {}", why.join("; ")))
+            })
+            .await
+            .cloned()
+    }
+
+    /// The body of GET `url`, bounded like a key set.
+    async fn get_bounded(&self, url: &str) -> Result<String, String> {
+        let mut response = self
+            .client
+            .get(url)
+            .header("accept", "application/json")
+            .send()
+            .await
+            .map_err(|e| format!("request failed: {e}"))?;
+        if !response.status().is_success() {
+            return Err(format!("HTTP status {}", response.status()));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| format!("reading the body failed: {e}"))?
+        {
+            if body.len() + chunk.len() > MAX_JWKS_BYTES {
+                return Err(format!("larger than {MAX_JWKS_BYTES} bytes"));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        String::from_utf8(body).map_err(|_| "not UTF-8".to_owned())
     }
 
     /// The document's text, bounded.
@@ -228,29 +337,10 @@ impl KeyStore {
                 }
                 String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())
             }
-            JwksSource::Url(url) => {
-                let mut response = self
-                    .client
-                    .get(url)
-                    .header("accept", "application/json")
-                    .send()
-                    .await
-                    .map_err(|e| format!("request failed: {e}"))?;
-                if !response.status().is_success() {
-                    return Err(format!("HTTP status {}", response.status()));
-                }
-                let mut body = Vec::new();
-                while let Some(chunk) = response
-                    .chunk()
-                    .await
-                    .map_err(|e| format!("reading the body failed: {e}"))?
-                {
-                    if body.len() + chunk.len() > MAX_JWKS_BYTES {
-                        return Err(format!("larger than {MAX_JWKS_BYTES} bytes"));
-                    }
-                    body.extend_from_slice(&chunk);
-                }
-                String::from_utf8(body).map_err(|_| "not UTF-8".to_owned())
+            JwksSource::Url(url) => self.get_bounded(url).await,
+            JwksSource::Issuer(issuer) => {
+                let url = self.jwks_uri(issuer).await?;
+                self.get_bounded(&url).await
             }
         }
     }
@@ -333,6 +423,29 @@ fn usable(entry: &serde_json::Value) -> Option<VerifyKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_is_looked_for_where_rfc_8414_and_openid_put_it() {
+        assert_eq!(
+            metadata_urls("https://idp.example"),
+            [
+                "https://idp.example/.well-known/oauth-authorization-server",
+                "https://idp.example/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(
+            metadata_urls("https://idp.example/tenant/1/"),
+            [
+                "https://idp.example/.well-known/oauth-authorization-server/tenant/1",
+                "https://idp.example/tenant/1/.well-known/openid-configuration"
+            ]
+        );
+        assert!(acceptable_url("https://idp.example/keys"));
+        assert!(acceptable_url("http://127.0.0.1:9/keys"));
+        assert!(!acceptable_url("http://idp.example/keys"));
+        assert!(!acceptable_url("file:///etc/keys"));
+        assert!(KeyStore::new(JwksSource::Issuer("http://idp.example".into())).is_err());
+    }
 
     #[test]
     fn symmetric_encryption_and_unknown_keys_are_skipped() {
