@@ -36,4 +36,5 @@ pub mod builtin;
 pub mod confine;
 pub mod grep;
 pub mod mcp_args;
+pub mod otel;
 pub mod walk;

@@ -171,6 +171,12 @@ fn cli_main() -> u8 {
     let cli = Cli::parse();
     // A panicking tool is contained by the runtime; keep its report to one stderr line.
     std::panic::set_hook(Box::new(|info| log_line!("ptc: a tool panicked: {info}")));
+    // OpenTelemetry export (feature `otel`, asked for by OTEL_* variables): `ptc mcp` runs
+    // `ptc-mcp`, which installs its own; the guard flushes at exit.
+    let exporting = match cli.command {
+        Command::Run(_) | Command::Serve(_) => ptc_cli::otel::init(),
+        _ => None,
+    };
     let result = match cli.command {
         Command::Run(RunArgs {
             file,
@@ -187,6 +193,7 @@ fn cli_main() -> u8 {
         Command::Mcp(args) => mcp::run(&args),
         Command::Serve(args) => Ok(serve::main(&args)),
     };
+    drop(exporting);
     match result {
         Ok(code) => code,
         Err(Usage(message)) => {
