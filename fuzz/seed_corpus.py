@@ -93,3 +93,52 @@ for size_pick, conv in [(5, 7), (4, 8), (5, 9), (6, 7), (8, 9), (7, 8)]:
 for op in range(22):
     write("numeric", bytes([op, 2, 1, 3]))
     write("numeric", bytes([op, 3, 5]) + (12345).to_bytes(8, "little") + bytes([10, 200]) + (7).to_bytes(8, "little") + bytes([6]))
+
+# `ptc serve` sessions (serve_frames): requests, then answers to our "c1", "c2", ... in
+# every shape the protocol knows, and the ones it must refuse.
+def rpc(**frame):
+    return json.dumps({"jsonrpc": "2.0", **frame})
+tools = [{"name": "A", "inputSchema": {"type": "object"}}, {"name": "B", "inputSchema": {"type": "object"}}]
+run = lambda rid, expr, **extra: rpc(id=rid, method="run", params={"expression": expr, "tools": tools, **extra})
+sessions = [
+    [rpc(id=1, method="initialize", params={"protocolVersion": "2026-12-01"}), rpc(method="notifications/initialized")],
+    [rpc(id=1, method="initialize", params={"protocolVersion": "1999"}), rpc(id="d", method="describe", params={"tools": tools})],
+    [rpc(id=2, method="check", params={"expression": "(A :x 1", "tools": tools}), rpc(id=3, method="nope")],
+    [run(1, "(list (A :x 1) (B))"),
+     rpc(id="c1", result={"content": [{"type": "text", "text": "one"}]}),
+     rpc(id="c2", result={"structuredContent": {"k": [1, 2]}, "content": []}),
+     rpc(id="c2", result="duplicate"), rpc(id="c9", result="late")],
+    [run("r", "(parallel (A) (B))"), rpc(id="c01", result=1), rpc(id="c1", error={"code": -1, "message": "no"}),
+     rpc(id="c2", result={"denied": "user said no"})],
+    [run(7, "(A)"), '{"jsonrpc":"2.0","id":"c1","result":1e999}'],
+    [run(7, "(A)"), '{"jsonrpc":"2.0","id":"c1","result":' + "[" * 130 + "]" * 130 + "}"],
+    [run(7, "(A)", limits={"tool_timeout_ms": 1}), rpc(id="c1", result={"isError": True, "content": []})],
+    [run(12345678901234567890123, "(A)"), rpc(method="notifications/cancelled", params={"requestId": 12345678901234567890123})],
+    [run(1, "(A)"), run(1, "(B)"), rpc(id=1.50, method="run", params={"expression": 1})],
+    ["[]", "{}", "not json", "[" * 200, '{"jsonrpc":"2.0","id":{},"method":"run"}', '{"jsonrpc":"1.0","id":5,"method":"initialize"}',
+     '{"jsonrpc":"2.0","id":5,"method":7}', '{"jsonrpc":"2.0","id":-0,"method":"initialize"}', '{"jsonrpc":"2.0","id":5}'],
+    [run(1, "(dotimes (i 3) (A :i i))", limits={"tool_calls": 2}), rpc(id="c1", result=None), rpc(id="c2", result=[1])],
+]
+sessions.append(['{"jsonrpc":"2.0","id":1.50,"method":"initialize"}', '{"jsonrpc":"2.0","id":1E2,"method":"check","params":{"expression":"(A)"}}',
+                 '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"describe"}', '{"jsonrpc":"2.0","id":"\\u0063\\u0031","result":1}',
+                 '{"id":1,"jsonrpc":"2.0","id":2.50,"method":"initialize"}'])
+for session in sessions:
+    write("serve_frames", ("\n".join(session) + "\n").encode())
+
+# Upstream MCP answers (mcp_results): what a server writes on stdout.
+answers = [
+    {"content": [{"type": "text", "text": "hi"}]},
+    {"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+                 {"type": "resource", "resource": {"uri": "file:///x", "text": "abc"}},
+                 {"type": "resource_link", "uri": "file:///y", "name": "y", "size": 3}, {"type": "audio"}]},
+    {"content": [], "structuredContent": {"t": [1, 2.5, None, "x"]}},
+    {"content": [], "isError": True}, {"isError": "yes", "content": "no"}, {"content": [{"text": 1}]},
+]
+for a in answers:
+    write("mcp_results", json.dumps({"jsonrpc": "2.0", "id": 1, "result": a}).encode() + b"\n")
+    write("mcp_results", json.dumps(a).encode())
+for raw in ['{"jsonrpc":"2.0","id":2,"result":{"content":[]},"x":1e999}\n{"jsonrpc":"2.0","id":3,"result":NaN}\n',
+            '{"jsonrpc":"2.0","id":"s1","result":' + "[" * 140 + "]" * 140 + '}\n',
+            '{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"boom"}}\n{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n',
+            '{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"' + "9" * 400 + '"}]}}\r\n\n']:
+    write("mcp_results", raw.encode())

@@ -151,10 +151,12 @@ fn main() {
         black_box(measure_compile(&source, &roster, &limits));
     };
     let run_compiled = || {
-        let outcome = runtime.block_on(runner.run_program(
-            Arc::clone(&compiled.program),
-            None,
-            &source,
+        let outcome = runtime.block_on(runner.run(
+            ptc_runtime::Source::Program {
+                program: &compiled.program,
+                direct: None,
+                text: &source,
+            },
             RunOptions::default(),
         ));
         black_box(outcome);

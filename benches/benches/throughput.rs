@@ -189,7 +189,7 @@ fn vm_alone(program: &Arc<Program>, limits: &Arc<Limits>) -> String {
 }
 
 fn guest_answer(machine: &mut Machine, request: &ptc_vm::ToolRequest, limits: &Limits) -> Value {
-    let arguments = ptc_runtime::convert::to_json(&request.args, machine.symbols(), limits)
+    let arguments = ptc_runtime::core::convert::to_json(&request.args, machine.symbols(), limits)
         .expect("arguments convert");
     // A keyword plist (:id 42) converts to {"id": 42}, as the runtime's arguments do.
     let object = match arguments {
@@ -199,7 +199,8 @@ fn guest_answer(machine: &mut Machine, request: &ptc_vm::ToolRequest, limits: &L
     // The same handler work as the registered tools: the answer as a `ToolResult`.
     let result = ToolResult::structured(answer(&request.tool, &Json::Object(object)));
     let json = result.structured.as_ref().expect("structured");
-    ptc_runtime::convert::from_json(json, machine.symbols_mut(), limits).expect("result converts")
+    ptc_runtime::core::convert::from_json(json, machine.symbols_mut(), limits)
+        .expect("result converts")
 }
 
 /// How much of everything to do.
@@ -372,10 +373,12 @@ fn in_flight(
             clients.spawn(async move {
                 for _ in 0..share {
                     let outcome = runner
-                        .run_program(
-                            Arc::clone(&program),
-                            direct.clone(),
-                            script(),
+                        .run(
+                            ptc_runtime::Source::Program {
+                                program: &program,
+                                direct: direct.as_deref(),
+                                text: script(),
+                            },
                             RunOptions::default(),
                         )
                         .await;
@@ -414,10 +417,12 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
     }
     if wanted("compiled-once-inline") {
         let once = time_runs(scale, &runtime, || {
-            inline.run_program(
-                Arc::clone(&program),
-                direct.clone(),
-                script(),
+            inline.run(
+                ptc_runtime::Source::Program {
+                    program: &program,
+                    direct: direct.as_deref(),
+                    text: script(),
+                },
                 RunOptions::default(),
             )
         });
@@ -426,10 +431,12 @@ fn timing_rows(scale: Scale, wanted: &dyn Fn(&str) -> bool) {
     }
     if wanted("compiled-once-thread") {
         let thread_t = time_runs(scale, &runtime, || {
-            thread.run_program(
-                Arc::clone(&program),
-                direct.clone(),
-                script(),
+            thread.run(
+                ptc_runtime::Source::Program {
+                    program: &program,
+                    direct: direct.as_deref(),
+                    text: script(),
+                },
                 RunOptions::default(),
             )
         });
@@ -501,10 +508,12 @@ fn worker_rows(
                     for _ in 0..runs {
                         let started = Instant::now();
                         let outcome = runner
-                            .run_program(
-                                Arc::clone(&program),
-                                direct.clone(),
-                                script(),
+                            .run(
+                                ptc_runtime::Source::Program {
+                                    program: &program,
+                                    direct: direct.as_deref(),
+                                    text: script(),
+                                },
                                 RunOptions::default(),
                             )
                             .await;
@@ -651,10 +660,12 @@ mod memory {
                 print(
                     "compiled-once (Inline)",
                     per_run(runs, || {
-                        check(&runtime.block_on(inline.run_program(
-                            Arc::clone(&program),
-                            direct.clone(),
-                            script(),
+                        check(&runtime.block_on(inline.run(
+                            ptc_runtime::Source::Program {
+                                program: &program,
+                                direct: direct.as_deref(),
+                                text: script(),
+                            },
                             RunOptions::default(),
                         )));
                     }),
@@ -683,37 +694,28 @@ mod memory {
                 "\n| suspended runs (compiled once, Inline, spawned) | live heap per run, bytes |"
             );
             println!("|---|---|");
-            let future = inline.run_program(
-                Arc::clone(&program),
-                direct.clone(),
-                script(),
+            let future = inline.run(
+                ptc_runtime::Source::Program {
+                    program: &program,
+                    direct: direct.as_deref(),
+                    text: script(),
+                },
                 RunOptions::default(),
             );
             println!(
                 "| (sizes: a run's future {} B, Envelope {} B, Machine {} B, AuditRecord {} B, CallRequest {} B, ToolRequestCtx {} B) | |",
                 std::mem::size_of_val(&future),
-                std::mem::size_of::<ptc_runtime::Envelope>(),
+                std::mem::size_of::<ptc_runtime::core::Envelope>(),
                 std::mem::size_of::<Machine>(),
-                std::mem::size_of::<ptc_runtime::AuditRecord>(),
-                std::mem::size_of::<ptc_runtime::CallRequest>(),
+                std::mem::size_of::<ptc_runtime::core::AuditRecord>(),
+                std::mem::size_of::<ptc_runtime::core::CallRequest>(),
                 std::mem::size_of::<ToolRequestCtx>(),
             );
             drop(future);
-            let config = ptc_runtime::EnvelopeConfig::new(registry.clone(), limits, "sizes");
-            let envelope = ptc_runtime::Envelope::start(
-                config,
-                Arc::clone(&program),
-                direct.clone(),
-                script(),
-                std::time::Duration::ZERO,
-            );
-            let drive = inline.drive(envelope, RunOptions::default());
             println!(
-                "| (sizes: Runner::drive's future {} B, RunOptions {} B) | |",
-                std::mem::size_of_val(&drive),
+                "| (sizes: RunOptions {} B) | |",
                 std::mem::size_of::<RunOptions>()
             );
-            drop(drive);
             for count in scale.suspended {
                 let bytes = suspended(count, &program, direct.as_ref());
                 println!("| {count} | {bytes:.0} |");
@@ -740,7 +742,14 @@ mod memory {
                 let direct = direct.cloned();
                 tasks.push(tokio::spawn(async move {
                     runner
-                        .run_program(program, direct, script(), RunOptions::default())
+                        .run(
+                            ptc_runtime::Source::Program {
+                                program: &program,
+                                direct: direct.as_deref(),
+                                text: script(),
+                            },
+                            RunOptions::default(),
+                        )
                         .await
                 }));
             }

@@ -254,10 +254,12 @@ pub async fn fanout_runtime(
     program: &Arc<Program>,
 ) -> Result<i64, String> {
     let outcome = runner
-        .run_program(
-            Arc::clone(program),
-            None,
-            workloads::programs::FANOUT,
+        .run(
+            ptc_runtime::Source::Program {
+                program,
+                direct: None,
+                text: workloads::programs::FANOUT,
+            },
             ptc_runtime::RunOptions::default(),
         )
         .await;

@@ -27,7 +27,8 @@
 
 use crate::confine::{self, Kind, ReadError, Refusal};
 use crate::walk;
-use ptc_runtime::{CancelToken, Registry, RegistryError, ToolContract, ToolRequestCtx, ToolResult};
+use ptc_runtime::core::RegistryError;
+use ptc_runtime::{CancelToken, Registry, ToolContract, ToolRequestCtx, ToolResult};
 use serde_json::{Value as Json, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -8,6 +8,8 @@
 //! - [`grep`]: the built-in Grep (ripgrep's output modes, Claude Code's arguments);
 //! - [`walk`]: the directory walk, decided by nothing outside the root;
 //! - [`mcp_args`]: the arguments of `ptc mcp`, which the `ptc-mcp` binary serves;
+//! - [`serve`]: `ptc serve`, JSON-RPC over JSON lines, public for the `ptc` binary and for
+//!   the `serve_frames` fuzz target ([`serve::drive_lines`]);
 //! - [`log_line!`] and [`log_text!`]: stderr output that never panics.
 
 #![forbid(unsafe_code)]
@@ -37,4 +39,5 @@ pub mod confine;
 pub mod grep;
 pub mod mcp_args;
 pub mod otel;
+pub mod serve;
 pub mod walk;

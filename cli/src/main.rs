@@ -6,7 +6,7 @@
 //! JSON object (`--format json`, notes in `notes`). `ptc check [FILE | -e EXPR]` runs
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
 //! the ToolCall description and the tool listing. `ptc serve` speaks JSON-RPC over JSON
-//! lines ([`serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
+//! lines ([`ptc_cli::serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
 //!
 //! Ctrl-C during `ptc run` settles the run as `interrupted`, with its audit, within 50 ms.
 //!
@@ -26,8 +26,6 @@ extern crate ptc_cli;
 
 #[forbid(unsafe_code)]
 mod mcp;
-#[forbid(unsafe_code)]
-mod serve;
 #[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
 mod start;
 #[forbid(unsafe_code)]
@@ -36,7 +34,8 @@ mod stub;
 use ptc_cli::builtin;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ptc_runtime::{FileJournal, Progress, Registry, RunOptions, Runner, listing};
+use ptc_runtime::core::{Progress, listing};
+use ptc_runtime::{FileJournal, Registry, RunOptions, Runner};
 use ptc_vm::Limits;
 use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
@@ -70,7 +69,7 @@ enum Command {
     /// Serve MCP: ToolCall and ToolSearch over the tools of the configured MCP servers.
     Mcp(ptc_cli::mcp_args::McpArgs),
     /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
-    Serve(serve::ServeArgs),
+    Serve(ptc_cli::serve::ServeArgs),
 }
 
 // `ptc run`'s arguments (no doc comment: the variant's is the subcommand's about).
@@ -191,7 +190,7 @@ fn cli_main() -> u8 {
         }) => check(file.as_deref(), expression, &common),
         Command::Describe(DescribeArgs { common }) => describe(&common),
         Command::Mcp(args) => mcp::run(&args),
-        Command::Serve(args) => Ok(serve::main(&args)),
+        Command::Serve(args) => Ok(ptc_cli::serve::main(&args)),
     };
     drop(exporting);
     match result {
@@ -264,13 +263,12 @@ fn registry(common: &Common) -> Result<(Registry, Vec<stub::Stub>), Usage> {
     }
     let mut marked = Registry::new();
     for tool in registry.tools() {
-        let standalone =
-            tool.contract.standalone || common.standalone.contains(&tool.contract.name);
+        let name = &tool.contract.name;
+        let standalone = tool.contract.standalone || common.standalone.contains(name);
+        let handler = registry.handler(name).cloned();
+        let handler = handler.ok_or_else(|| Usage(format!("{name}: no handler")))?;
         marked
-            .register_arc(
-                tool.contract.clone().standalone(standalone),
-                tool.handler.clone(),
-            )
+            .register_arc(tool.contract.clone().standalone(standalone), handler)
             .map_err(|e| Usage(e.to_string()))?;
     }
     Ok((marked, stubs))
@@ -307,11 +305,11 @@ fn not_utf8_outcome(
     id: Option<String>,
 ) -> ptc_runtime::Outcome {
     ptc_runtime::Outcome {
-        id: id.unwrap_or_else(ptc_runtime::fresh_id).into(),
+        id: id.unwrap_or_else(ptc_runtime::core::fresh_id).into(),
         kind: ptc_runtime::OutcomeKind::ScriptError,
         text: format!("Error: {}", diagnostic.message),
         value: None,
-        error: Some(Box::new(ptc_runtime::OutcomeError::new(
+        error: Some(Box::new(ptc_runtime::core::OutcomeError::new(
             ptc_runtime::ErrorKind::of_diagnostic(diagnostic),
             diagnostic.message.clone(),
         ))),
@@ -319,7 +317,7 @@ fn not_utf8_outcome(
         direct_result: None,
         calls: Vec::new(),
         notes: Box::default(),
-        stats: ptc_runtime::RunStats::default(),
+        stats: ptc_runtime::core::RunStats::default(),
     }
 }
 
@@ -528,7 +526,7 @@ fn describe(common: &Common) -> Result<u8, Usage> {
             emit(&format!(
                 "{}\n\n{}",
                 listing::DESCRIPTION,
-                listing::tool_listing(&registry)
+                listing::tool_listing(registry.catalog())
             ));
         }
         Format::Json => {
@@ -537,7 +535,7 @@ fn describe(common: &Common) -> Result<u8, Usage> {
                 "name": listing::TOOL_NAME,
                 "description": listing::DESCRIPTION,
                 "input_schema": listing::input_schema(),
-                "listing": listing::tool_listing(&registry),
+                "listing": listing::tool_listing(registry.catalog()),
                 "tools": tools,
             }));
         }
@@ -548,7 +546,7 @@ fn describe(common: &Common) -> Result<u8, Usage> {
 #[cfg(test)]
 mod tests {
     use super::status_line;
-    use ptc_runtime::Progress;
+    use ptc_runtime::core::Progress;
 
     #[test]
     fn the_status_line_counts_calls_running_and_waiting() {

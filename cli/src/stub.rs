@@ -16,9 +16,8 @@
 //!
 //! Stubs accept any keyword arguments (their schema is an open object).
 
-use ptc_runtime::{
-    Decision, PolicyFn, Registry, RegistryError, ToolContract, ToolRequestCtx, ToolResult,
-};
+use ptc_runtime::core::RegistryError;
+use ptc_runtime::{Decision, Registry, ToolContract, ToolRequestCtx, ToolResult};
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -152,9 +151,7 @@ pub fn register(registry: &mut Registry, stub: &Stub) -> Result<(), RegistryErro
 }
 
 /// The policy denying every `deny:REASON` stub.
-pub fn policy(
-    stubs: &[Stub],
-) -> PolicyFn<impl Fn(&ToolRequestCtx) -> Decision + Send + Sync + use<>> {
+pub fn policy(stubs: &[Stub]) -> impl Fn(&ToolRequestCtx) -> Decision + Send + Sync + use<> {
     let denied: HashMap<String, String> = stubs
         .iter()
         .filter_map(|stub| match &stub.behaviour {
@@ -162,12 +159,10 @@ pub fn policy(
             _ => None,
         })
         .collect();
-    PolicyFn(
-        move |request: &ToolRequestCtx| match denied.get(&*request.tool) {
-            Some(reason) => Decision::Deny(reason.clone()),
-            None => Decision::Allow,
-        },
-    )
+    move |request: &ToolRequestCtx| match denied.get(&*request.tool) {
+        Some(reason) => Decision::Deny(reason.clone()),
+        None => Decision::Allow,
+    }
 }
 
 #[cfg(test)]

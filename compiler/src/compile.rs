@@ -1,6 +1,6 @@
 //! The whole static pipeline behind [`compile`] and [`check`].
 //!
-//! read → direct-call classification → definition collection (against the effective
+//! read → the alist-cell rewrite (`crate::cells`) → direct-call classification → definition collection (against the effective
 //! roster) → preflight (every diagnostic at once) → expansion of transformers and macros
 //! (definition bodies first, in source order, then the script body) → lowering → the
 //! verified program. Nothing runs before all of it succeeded, except macro bodies, which
@@ -210,7 +210,11 @@ pub fn compile_with_clock(
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let deadline = Deadline::new(limits, clock);
     let mut interner = Interner::new();
-    let (forms, read_size) = reader::read_sized(source, limits, &mut interner)?;
+    let (mut forms, read_size) = reader::read_sized(source, limits, &mut interner)?;
+    // The alist-cell update idiom (`setcdr` of an `assoc` cell) becomes a rebuild of the
+    // list before preflight sees it (crate::cells); the reader's count is then not the
+    // body's size.
+    let rewritten = crate::cells::rewrite(&mut forms, &mut interner);
     let input_symbols = crate::inputs::intern(inputs, &mut interner)?;
     deadline.check(Span::default())?;
     let span = forms
@@ -250,7 +254,7 @@ pub fn compile_with_clock(
             })?;
     }
     let mut expansion = Expansion::new(limits, &mut interner).with_expansions(made);
-    if definitions.items.is_empty() {
+    if definitions.items.is_empty() && !rewritten {
         // The body is the forms read, whose size the reader counted.
         expansion = expansion.with_size(read_size);
     }

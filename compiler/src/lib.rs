@@ -75,6 +75,7 @@ pub mod sexp_print;
 #[doc(hidden)]
 pub mod sugar;
 
+mod cells;
 mod cl_loop;
 mod control;
 mod pcase;

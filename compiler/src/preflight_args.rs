@@ -341,8 +341,21 @@ enum Json<'a> {
 /// A literal value before the schema shapes it.
 enum Literal<'a> {
     Nil,
-    List,
+    /// A non-empty proper list; `plist` when it is keyword/value pairs (the only lists an
+    /// object property converts).
+    List {
+        plist: bool,
+    },
     Json(Json<'a>),
+}
+
+/// Whether `items` are keyword/value pairs, as an object argument requires.
+fn is_plist(items: &[Sexp]) -> bool {
+    items.len().is_multiple_of(2)
+        && items
+            .iter()
+            .step_by(2)
+            .all(|key| matches!(&key.kind, SexpKind::Sym(symbol) if symbol.is_keyword()))
 }
 
 fn literal<'a>(value: &'a Sexp, interner: &'a Interner, quoted_data: bool) -> Option<Literal<'a>> {
@@ -366,7 +379,11 @@ fn literal<'a>(value: &'a Sexp, interner: &'a Interner, quoted_data: bool) -> Op
             }
         }
         SexpKind::Sym(_) => return None,
-        SexpKind::List(_) if quoted_data => return Some(Literal::List),
+        SexpKind::List(items) if quoted_data => {
+            return Some(Literal::List {
+                plist: is_plist(items),
+            });
+        }
         SexpKind::List(_) => return literal(quoted(value, interner)?, interner, true),
         // A dotted pair (an alist entry) converts by rules of its own at dispatch: judge
         // nothing here rather than risk refusing a valid call.
@@ -383,10 +400,12 @@ fn shape<'a>(literal: Literal<'a>, types: &[JsonType]) -> Json<'a> {
         Literal::Nil if wants(JsonType::Object) => Json::Object,
         Literal::Nil if wants(JsonType::Array) => Json::Array,
         Literal::Nil => Json::Null,
-        // An object type converts a list as a plist, or refuses it at dispatch.
-        Literal::List if wants(JsonType::Object) => Json::Object,
-        Literal::List if wants(JsonType::Array) => Json::Array,
-        Literal::List => Json::ArrayOrObject,
+        // An object type converts a list of keyword/value pairs; any other list is refused
+        // at dispatch unless an array type takes it.
+        Literal::List { plist: true } if wants(JsonType::Object) => Json::Object,
+        Literal::List { .. } if wants(JsonType::Array) => Json::Array,
+        Literal::List { plist: false } if wants(JsonType::Object) => Json::Array,
+        Literal::List { .. } => Json::ArrayOrObject,
         Literal::Json(json) => json,
     }
 }

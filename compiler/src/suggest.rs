@@ -64,11 +64,11 @@ pub const CURATED: &[(&str, &str)] = &[
     ("cl-do-symbols", "there is no obarray; use a list"),
     (
         "setcar",
-        "conses are immutable (deviation 104); rebuild the list, or keep shared mutable state in a hash table (puthash)",
+        "conses are immutable (deviation 104); only a cell from (assoc K L)/(assq K L) of an alist in a variable L can be set (deviation 150); else use (setf (alist-get K L) V), rebuild the list, or keep mutable state in a hash table (puthash)",
     ),
     (
         "setcdr",
-        "conses are immutable (deviation 104); rebuild the list, or keep shared mutable state in a hash table (puthash)",
+        "conses are immutable (deviation 104); only a cell from (assoc K L)/(assq K L) of an alist in a variable L can be set (deviation 150); else use (setf (alist-get K L) V), rebuild the list, or keep mutable state in a hash table (puthash)",
     ),
     (
         "aset",

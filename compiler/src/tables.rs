@@ -244,6 +244,20 @@ mod tests {
     use super::*;
     use ptc_vm::prims::PRIMITIVES;
 
+    /// The expander modules' dispatch lists name only transformers of the closed table, so
+    /// none of their names can be expanded without being listed, documented and audited.
+    #[test]
+    fn expander_names_are_transformers() {
+        for name in crate::control::NAMES
+            .iter()
+            .chain(crate::places::NAMES.iter())
+            .chain(crate::seq_forms::NAMES.iter())
+            .chain(crate::pcase::NAMES.iter())
+        {
+            assert!(TRANSFORMERS.contains(name), "{name} is not in TRANSFORMERS");
+        }
+    }
+
     #[test]
     fn tables_are_closed_and_disjoint() {
         assert_eq!(SPECIAL_FORMS.len(), 17);

@@ -31,8 +31,8 @@ use crate::config::{Config, ToolFilter};
 use crate::mapping;
 use crate::upstream::{self, Upstream};
 use ptc_compiler::{Compiled, Diagnostic};
-use ptc_runtime::cache::{CacheStats, ProgramCache};
-use ptc_runtime::tool::is_legal_tool_name;
+use ptc_runtime::core::cache::{CacheStats, ProgramCache};
+use ptc_runtime::core::catalog::is_legal_tool_name;
 use ptc_runtime::{BoxFuture, Registry, ToolContract, ToolHandler, ToolRequestCtx, ToolResult};
 use ptc_vm::Limits;
 use rmcp::model::{CallToolResult, Tool};
@@ -421,7 +421,7 @@ impl Gateway {
                 tracing::warn!("ptc.standalone names {name}, which is not in the roster");
             }
         }
-        let listing = ptc_runtime::listing::tool_listing(&registry);
+        let listing = ptc_runtime::core::listing::tool_listing(registry.catalog());
         let roster = Arc::new(Roster {
             registry: Arc::new(registry),
             entries,

@@ -15,7 +15,8 @@
 //! Invariant: media blocks always leave a [`MediaRef`] (without payload) in the result's
 //! content, so the audit keeps a reference to every image, audio clip and resource.
 
-use ptc_runtime::{Content, MediaRef, ToolResult};
+use ptc_runtime::core::MediaRef;
+use ptc_runtime::{Content, ToolResult};
 use serde_json::{Map, Value as Json, json};
 
 /// The guest-facing [`ToolResult`] of an upstream result given as JSON.

@@ -16,7 +16,7 @@
 //! async workers (`spawn_blocking`).
 
 use crate::gateway::{Entry, Roster};
-use ptc_runtime::listing;
+use ptc_runtime::core::listing;
 use serde_json::{Value as Json, json};
 
 /// Tools returned when the query gives no limit.

@@ -20,9 +20,10 @@
 
 use crate::gateway::{Gateway, RawSlot, Roster};
 use crate::search;
+use ptc_runtime::core::{Progress, expression_of, listing};
 use ptc_runtime::{
-    BoxFuture, CancelToken, Decision, OutcomeKind, PermissionPolicy, Progress, RunOptions, Runner,
-    ToolRequestCtx, expression_of, listing,
+    BoxFuture, CancelToken, Decision, OutcomeKind, PermissionPolicy, RunOptions, Runner,
+    ToolRequestCtx,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
@@ -139,10 +140,12 @@ impl PtcServer {
             forwarder = Some(task);
         }
         let cancel: CancelToken = options.cancel_token().clone();
-        let run = runner.run_program(
-            Arc::clone(&compiled.program),
-            compiled.direct.clone(),
-            script,
+        let run = runner.run(
+            ptc_runtime::Source::Program {
+                program: &compiled.program,
+                direct: compiled.direct.as_deref(),
+                text: script,
+            },
             options,
         );
         tokio::pin!(run);
@@ -200,7 +203,7 @@ fn progress_sink(
     peer: Peer<RoleServer>,
     token: Json,
 ) -> (
-    Arc<dyn ptc_runtime::ProgressSink>,
+    Arc<dyn ptc_runtime::core::ProgressSink>,
     tokio::task::JoinHandle<()>,
 ) {
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(usize, usize, String)>();

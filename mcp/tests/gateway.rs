@@ -305,7 +305,7 @@ async fn the_client_sees_two_tools_and_the_listing_in_instructions() {
     );
     assert_eq!(
         tools[0].description.as_deref(),
-        Some(ptc_runtime::listing::DESCRIPTION)
+        Some(ptc_runtime::core::listing::DESCRIPTION)
     );
     // Upstream tools make no read-only claim, so neither does ToolCall.
     let annotations = tools[0].annotations.clone().unwrap();

@@ -21,7 +21,7 @@
 
 mod session;
 
-use ptc_runtime::{ToolResult, listing};
+use ptc_core::{ToolResult, listing};
 use pyo3::IntoPyObjectExt;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
@@ -173,7 +173,7 @@ fn misuse(error: Misuse) -> PyErr {
     SessionError::new_err(error.0)
 }
 
-fn calls_json(calls: Vec<ptc_runtime::CallRequest>) -> String {
+fn calls_json(calls: Vec<ptc_core::CallRequest>) -> String {
     let calls: Vec<Json> = calls
         .into_iter()
         .map(|c| {
@@ -454,7 +454,7 @@ fn describe(tools: &str) -> PyResult<String> {
     Ok(describe_registry(&registry))
 }
 
-fn describe_registry(registry: &ptc_runtime::Registry) -> String {
+fn describe_registry(registry: &ptc_core::Catalog) -> String {
     json!({
         "name": listing::TOOL_NAME,
         "description": listing::DESCRIPTION,

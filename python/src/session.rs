@@ -15,8 +15,8 @@
 //! - A step polls until the envelope says something the host must act on; it never blocks
 //!   on the host.
 
-use ptc_runtime::{
-    CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure, Outcome, Registry,
+use ptc_core::{
+    CallRequest, Catalog, Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure, Outcome,
     ToolContract, ToolResult,
 };
 use ptc_vm::Limits;
@@ -92,10 +92,10 @@ pub fn limits_from_json(text: Option<&str>) -> Result<Limits, String> {
 ///
 /// # Errors
 /// The registry's message (illegal or duplicate name, bad schema).
-pub fn registry(contracts: Vec<ToolContract>) -> Result<Registry, String> {
-    let mut registry = Registry::new();
+pub fn registry(contracts: Vec<ToolContract>) -> Result<Catalog, String> {
+    let mut registry = Catalog::new();
     for contract in contracts {
-        registry.declare(contract).map_err(|e| e.to_string())?;
+        registry.add(contract).map_err(|e| e.to_string())?;
     }
     Ok(registry)
 }
@@ -104,7 +104,7 @@ pub fn registry(contracts: Vec<ToolContract>) -> Result<Registry, String> {
 /// budgets: what every program compiled for the same tools shares.
 #[derive(Debug)]
 pub struct Engine {
-    registry: Arc<Registry>,
+    registry: Arc<Catalog>,
     roster: ptc_compiler::Roster,
     limits: Arc<Limits>,
 }
@@ -112,7 +112,7 @@ pub struct Engine {
 impl Engine {
     /// The engine of `registry` under `limits`.
     #[must_use]
-    pub fn new(registry: Arc<Registry>, limits: Limits) -> Engine {
+    pub fn new(registry: Arc<Catalog>, limits: Limits) -> Engine {
         let roster = registry.roster();
         Engine {
             registry,
@@ -123,7 +123,7 @@ impl Engine {
 
     /// The registry (for the listing).
     #[must_use]
-    pub fn registry(&self) -> &Registry {
+    pub fn registry(&self) -> &Catalog {
         &self.registry
     }
 
@@ -153,7 +153,7 @@ pub enum CompileFailure {
 /// number of times.
 #[derive(Debug)]
 pub struct Program {
-    registry: Arc<Registry>,
+    registry: Arc<Catalog>,
     /// Shared by every session started from this program.
     limits: Arc<Limits>,
     program: Arc<ptc_vm::Program>,
@@ -202,7 +202,7 @@ impl Program {
             }),
             Err(diagnostics) => {
                 // The envelope's own settlement of a script that never starts.
-                let id = id.unwrap_or_else(ptc_runtime::fresh_id);
+                let id = id.unwrap_or_else(ptc_core::fresh_id);
                 let config = EnvelopeConfig::new(registry, **limits, id);
                 let now = started.elapsed();
                 let mut envelope = Envelope::compile(config, source, now);
@@ -228,9 +228,9 @@ impl Program {
     pub fn start(&self, id: Option<String>, ask_permission: bool) -> Session {
         let started = Instant::now();
         let config = EnvelopeConfig {
-            registry: self.registry.clone(),
+            catalog: self.registry.clone(),
             limits: Arc::clone(&self.limits),
-            id: id.unwrap_or_else(ptc_runtime::fresh_id).into(),
+            id: id.unwrap_or_else(ptc_core::fresh_id).into(),
             options: EnvelopeOptions {
                 ask_permission,
                 journal: false,

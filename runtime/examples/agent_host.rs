@@ -6,10 +6,11 @@
 //! `cargo run -p ptc-runtime --example agent_host` prints what it did; `cargo test -p
 //! ptc-runtime --example agent_host` runs it and checks every line.
 
-use ptc_runtime::envelope::{Envelope, EnvelopeConfig, Event};
+use ptc_runtime::core::envelope::{Envelope, EnvelopeConfig, Event};
+use ptc_runtime::core::{JournalState, JournalStore, Progress};
 use ptc_runtime::{
-    CancelToken, Decision, ErrorKind, FileJournal, JournalState, JournalStore, Limits, Progress,
-    Registry, RunData, RunOptions, Runner, ToolRequestCtx, ToolResult,
+    CancelToken, Decision, ErrorKind, FileJournal, Limits, Registry, RunData, RunOptions, Runner,
+    ToolRequestCtx, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -228,8 +229,7 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
     ));
 
     // 4. Compile once; run on two threads with different inputs.
-    let compiled =
-        runner.compile_with_inputs("(plist-get (Weather :city city) :temp)", &["city"])?;
+    let compiled = runner.compile("(plist-get (Weather :city city) :temp)", &["city"], None)?;
     let temps = std::thread::scope(|scope| -> Result<Vec<String>, String> {
         let handles: Vec<_> = ["Rome", "Oslo"]
             .into_iter()
@@ -241,7 +241,7 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
                         .inputs(&serde_json::json!({ "city": city }))
                         .map_err(|e| e.to_string())?;
                     let outcome = handle
-                        .block_on(runner.run_script(&compiled, options))
+                        .block_on(runner.run(&compiled, options))
                         .into_result()
                         .map_err(|e| e.to_string())?;
                     Ok(format!("{city} {}", outcome.text))
@@ -258,7 +258,7 @@ fn run() -> Result<Vec<String>, Box<dyn Error>> {
     // 5. The sans-IO stepping loop: no executor, the host answers each call itself. The
     //    envelope reads no clock: the host gives it durations on its own clock.
     let clock = Instant::now();
-    let config = EnvelopeConfig::new(registry, Limits::default(), "toolu_9");
+    let config = EnvelopeConfig::new(Arc::clone(registry.catalog()), Limits::default(), "toolu_9");
     let mut envelope = Envelope::compile(
         config,
         r#"(mapcar (lambda (w) (plist-get w :temp))

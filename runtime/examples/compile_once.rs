@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .enable_all()
         .build()?;
     let inputs = serde_json::json!({"city": "Rome"});
-    let script = runner.compile_with_inputs(SCRIPT, &["city"])?;
+    let script = runner.compile(SCRIPT, &["city"], None)?;
     let mut each = Vec::with_capacity(n);
     let mut once = Vec::with_capacity(n);
     for _ in 0..n {
@@ -63,7 +63,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         each.push(started.elapsed().as_secs_f64() * 1e6);
         outcome.into_result()?;
         let started = Instant::now();
-        let outcome = rt.block_on(runner.run_script(&script, RunOptions::new().inputs(&inputs)?));
+        let outcome = rt.block_on(runner.run(&script, RunOptions::new().inputs(&inputs)?));
         once.push(started.elapsed().as_secs_f64() * 1e6);
         outcome.into_result()?;
     }

@@ -1,15 +1,12 @@
 //! Per-run context: host data every handler and policy of one run can read ([`RunData`]),
-//! and the subset of the registry's tools one run may use ([`ToolFilter`]).
+//! and per-run limits that only tighten the runner's ([`tighten`]); the subset of the
+//! registry's tools one run may use is `ptc_core`'s `ToolFilter`.
 //!
 //! Invariants:
 //! - [`RunData`] holds at most one value per type; cloning it clones one `Arc` (or
 //!   nothing: empty data allocates nothing, since most runs carry none). The data
 //!   is read-only for handlers (`ctx.data::<T>()`); a host that needs shared mutable state
 //!   puts a `Mutex` or an atomic inside.
-//! - A [`ToolFilter`] only narrows: a filtered run sees the allowed tools and no others, in
-//!   its listing, its compilation (so preflight reports a disallowed tool as an unknown
-//!   function) and its dispatch. Filtering compiles no schema: the registry's validators
-//!   are shared.
 //!
 //! ```
 //! use ptc_runtime::{Registry, RunData, RunOptions, Runner, ToolContract, ToolFilter};
@@ -36,7 +33,7 @@
 //! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! let options = RunOptions::new()
 //!     .data(RunData::new().with(User("ada")))
-//!     .tools(ToolFilter::allow(["Who*"]));
+//!     .tools(ToolFilter::allow(["Who*"])?);
 //! let outcome = rt.block_on(runner.run("(Whoami)", options.clone()));
 //! assert_eq!(outcome.text, "ada");
 //! // The filtered run does not know Delete at all.
@@ -100,75 +97,11 @@ impl RunData {
     }
 }
 
-/// Which of the registry's tools a run may use: names or globs (`*` any run of
-/// characters, `?` one character), matched against the whole tool name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ToolFilter {
-    patterns: Arc<[String]>,
-}
-
-impl ToolFilter {
-    /// Allows exactly the tools matching one of `patterns`.
-    #[must_use]
-    pub fn allow<I, S>(patterns: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        ToolFilter {
-            patterns: patterns.into_iter().map(Into::into).collect(),
-        }
-    }
-
-    /// The patterns.
-    #[must_use]
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
-    }
-
-    /// Whether `tool` is allowed.
-    #[must_use]
-    pub fn allows(&self, tool: &str) -> bool {
-        self.patterns.iter().any(|pattern| glob(pattern, tool))
-    }
-}
-
-/// Whether `text` matches `pattern` as a whole (`*`, `?`); iterative, linear in practice.
-fn glob(pattern: &str, text: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, t));
-                p += 1;
-            }
-            Some(&c) if c == '?' || Some(&c) == text.get(t) => {
-                p += 1;
-                t += 1;
-            }
-            _ => match star {
-                Some((sp, st)) => {
-                    p = sp + 1;
-                    t = st + 1;
-                    star = Some((sp, st + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern
-        .get(p..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
-}
-
 /// `base` tightened by a run's own `limits`: every budget is the smaller of the two
 /// (an unlimited `None` loses to any bound), so a per-run limit never loosens the runner's.
 /// The slice sizes (scheduling, not budgets) are the smaller too.
 #[must_use]
-pub fn tighten(base: &ptc_vm::Limits, limits: &ptc_vm::Limits) -> ptc_vm::Limits {
+pub(crate) fn tighten(base: &ptc_vm::Limits, limits: &ptc_vm::Limits) -> ptc_vm::Limits {
     fn min_f(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -208,24 +141,6 @@ pub fn tighten(base: &ptc_vm::Limits, limits: &ptc_vm::Limits) -> ptc_vm::Limits
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_match_whole_names() {
-        for (pattern, name, expected) in [
-            ("Read", "Read", true),
-            ("Read", "ReadMore", false),
-            ("Re*", "Read", true),
-            ("*d", "Read", true),
-            ("R?ad", "Read", true),
-            ("mcp/*", "mcp/fs.read", true),
-            ("*a*b*", "xaxxbx", true),
-            ("*a*b", "xaxxbx", false),
-            ("", "", true),
-            ("*", "", true),
-        ] {
-            assert_eq!(glob(pattern, name), expected, "{pattern} {name}");
-        }
-    }
 
     #[test]
     fn per_run_limits_only_tighten() {

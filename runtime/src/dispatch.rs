@@ -21,10 +21,11 @@
 //!   call ends at that poll.
 
 use crate::cancel::{CallCancel, CancelToken};
-use crate::envelope::Failure;
 use crate::policy::{Decision, PermissionPolicy};
-use crate::tool::{BoxFuture, ToolHandler, ToolRequestCtx, ToolResult};
+use crate::tool::{ToolHandler, ToolRequestCtx};
 use futures::FutureExt as _;
+use ptc_core::envelope::Failure;
+use ptc_core::{BoxFuture, ToolResult};
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ use std::time::Duration;
 
 /// How long a cancelled call's thread gets to drop the handler's future before the driver
 /// stops waiting for it ([`Isolation::Thread`]).
-pub const CANCEL_GRACE: Duration = Duration::from_millis(100);
+pub(crate) const CANCEL_GRACE: Duration = Duration::from_millis(100);
 
 /// Where the driver runs each handler.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -231,5 +232,3 @@ impl Running {
         }
     }
 }
-
-pub use crate::call_result::{Settled, settle_result};

@@ -1,23 +1,17 @@
-//! Runs a ptc ToolCall end to end, as an agent host embeds it.
+//! Runs a ptc ToolCall end to end in a tokio host: the driver over `ptc_core`'s sans-IO
+//! envelope.
 //!
-//! The host registers its tools in a [`Registry`] (contract + async handler); the runtime
-//! compiles the model's expression, drives the closed machine, services every suspended
-//! call through the host's handler (argument conversion and JSON Schema validation first,
-//! then the permission policy, then the handler, with bounded concurrency for parallel
-//! batches), and settles with a value, the model-facing text and an audit.
+//! The host registers its tools in a [`Registry`] (contract + async handler); a [`Runner`]
+//! compiles the model's expression, drives the envelope, services every suspended call
+//! through the host's handler (argument conversion and JSON Schema validation first, then
+//! the permission policy, then the handler, with bounded concurrency for parallel batches),
+//! and settles with an [`Outcome`]: the value, the model-facing text and an audit.
 //!
-//! Modules: [`tool`] (contracts, handlers, results, registry), [`typed`] (typed tools),
-//! [`script`] (compile once, run many; declared inputs), [`context`] (per-run data and tool
-//! filters, limits that tighten), [`errors`] (the matchable error kinds), [`args`] (guest
-//! arguments → validated JSON), [`contract`] (schemas summarised for preflight),
-//! [`convert`] (plain data ↔ JSON), [`audit`] (records and bounds), [`journal`] (durable
-//! envelope records; the machine is never snapshotted), [`listing`] (what the model is
-//! told), [`provider`] (Anthropic/OpenAI shapes), [`cancel`] (cancellation handle),
-//! [`dispatch`] (one call's life, result → value), [`policy`] (permission hook),
-//! [`progress`] (live snapshots for the host's view), [`envelope`] (the sans-IO envelope:
-//! every rule of a run), [`driver`] (the tokio loop over it), [`outcome`] (how a run
-//! settles), [`cache`] (compiled programs by source). `spec/reference/embedding.md` is the
-//! reference; `examples/agent_host.rs` a whole host.
+//! Everything here is the driver's: launching handlers ([`Isolation`]), cancellation
+//! ([`CancelToken`]), permission policies ([`PermissionPolicy`]), per-run host data
+//! ([`RunData`]) and the file journal ([`FileJournal`]). The rules of a run — and every type
+//! a sans-IO host needs — live in [`core`] (`ptc_core`), re-exported whole.
+//! `spec/reference/embedding.md` is the reference; `examples/agent_host.rs` a whole host.
 //!
 //! ```
 //! use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
@@ -47,54 +41,30 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![deny(unreachable_pub)]
 
-mod arg_plan;
-pub mod args;
-pub mod audit;
-pub mod cache;
-mod call_result;
-pub mod cancel;
-pub mod context;
-pub mod contract;
-pub mod convert;
-pub mod dispatch;
-pub mod driver;
-pub mod envelope;
-pub mod errors;
-pub mod journal;
-pub mod listing;
-pub mod outcome;
-pub mod policy;
-pub mod progress;
-pub mod provider;
-pub mod script;
-pub mod tool;
+mod cancel;
+mod context;
+mod dispatch;
+mod driver;
+mod journal_file;
+mod policy;
+mod tool;
 #[cfg(feature = "typed")]
 pub mod typed;
 
-pub use audit::{AuditRecord, Status};
+/// The sans-IO core (`ptc_core`), whole: the envelope, the catalog, results, audit,
+/// outcomes, journal records, listings and provider shapes.
+pub use ptc_core as core;
+
 pub use cancel::CancelToken;
-pub use context::{RunData, ToolFilter};
-pub use convert::ConvertError;
+pub use context::RunData;
 pub use dispatch::Isolation;
-pub use driver::{InputsError, RunOptions, Runner, fresh_id, run};
-pub use envelope::{
-    CallRequest, Envelope, EnvelopeConfig, EnvelopeError, EnvelopeOptions, Event, Failure,
-    expression_of,
+pub use driver::{InputsError, RunOptions, Runner, Source};
+pub use journal_file::FileJournal;
+pub use policy::{Decision, PermissionPolicy};
+pub use ptc_core::{
+    BoxFuture, Content, ErrorKind, Limits, Outcome, OutcomeKind, Script, ToolContract, ToolFilter,
+    ToolResult,
 };
-pub use errors::{Budget, DialectErrorKind, ErrorKind};
-pub use journal::{FileJournal, JournalRecord, JournalState, JournalStore};
-pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats};
-pub use policy::{AllowAll, Both, Decision, PermissionPolicy, PolicyFn};
-pub use progress::{CallProgress, Progress, ProgressSink};
-pub use ptc_compiler::{Diagnostic, Diagnostics};
-pub use ptc_vm::Limits;
-#[cfg(feature = "typed")]
-pub use schemars;
-pub use script::Script;
-pub use tool::{
-    BoxFuture, Content, MediaRef, Registry, RegistryError, SyncHandler, ToolContract, ToolHandler,
-    ToolRequestCtx, ToolResult,
-};
-#[cfg(feature = "typed")]
-pub use typed::schema_of;
+pub use tool::{Registry, ToolHandler, ToolRequestCtx};

@@ -1,4 +1,4 @@
-//! The permission hook consulted before every nested call (dialect notes §12.6).
+//! The permission hook consulted before every nested call (spec/reference/tool-calls.md).
 //!
 //! A policy sees the nested request exactly as the handler would (its own id, the parent
 //! envelope id, source `ptc`, the validated arguments) and allows or denies it. A denial is
@@ -6,7 +6,7 @@
 //! settles the envelope as `denied`.
 //!
 //! ```
-//! use ptc_runtime::{Decision, ErrorKind, PolicyFn, Registry, RunOptions, Runner};
+//! use ptc_runtime::{Decision, ErrorKind, Registry, RunOptions, Runner};
 //! use ptc_runtime::{ToolContract, ToolRequestCtx, ToolResult};
 //! use serde_json::json;
 //! use std::sync::Arc;
@@ -18,12 +18,12 @@
 //!     ToolContract::new("Remove", "Removes a file.", schema),
 //!     |_request: ToolRequestCtx| async move { ToolResult::text("removed") },
 //! )?;
-//! let policy = PolicyFn(|request: &ToolRequestCtx| {
+//! let policy = |request: &ToolRequestCtx| {
 //!     match request.arguments["path"].as_str() {
 //!         Some(path) if path.starts_with("/tmp/") => Decision::Allow,
 //!         _ => Decision::Deny("only files under /tmp may be removed".into()),
 //!     }
-//! });
+//! };
 //! let runner = Runner::new(Arc::new(registry)).with_policy(Arc::new(policy));
 //! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! let script = r#"(list (Remove :path "/tmp/a") (Remove :path "/etc/passwd"))"#;
@@ -36,7 +36,8 @@
 //! # }
 //! ```
 
-use crate::tool::{BoxFuture, ToolRequestCtx};
+use crate::tool::ToolRequestCtx;
+use ptc_core::BoxFuture;
 
 /// A policy's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,9 +55,9 @@ pub trait PermissionPolicy: Send + Sync {
     fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision>;
 }
 
-/// Allows everything.
+/// Allows everything (a [`crate::Runner`]'s policy until it is given one).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AllowAll;
+pub(crate) struct AllowAll;
 
 impl PermissionPolicy for AllowAll {
     fn check(&self, _request: &ToolRequestCtx) -> BoxFuture<Decision> {
@@ -64,25 +65,22 @@ impl PermissionPolicy for AllowAll {
     }
 }
 
-/// A synchronous policy from a closure.
-#[derive(Debug, Clone, Copy)]
-pub struct PolicyFn<F>(pub F);
-
-impl<F> PermissionPolicy for PolicyFn<F>
+/// A closure deciding at once is a policy.
+impl<F> PermissionPolicy for F
 where
     F: Fn(&ToolRequestCtx) -> Decision + Send + Sync,
 {
     fn check(&self, request: &ToolRequestCtx) -> BoxFuture<Decision> {
-        Box::pin(std::future::ready((self.0)(request)))
+        Box::pin(std::future::ready(self(request)))
     }
 }
 
 /// Two policies in turn: the call runs only when the first and then the second allow it
 /// (a run's own policy after its runner's, [`crate::RunOptions::policy`]).
 #[derive(Clone)]
-pub struct Both(
-    pub std::sync::Arc<dyn PermissionPolicy>,
-    pub std::sync::Arc<dyn PermissionPolicy>,
+pub(crate) struct Both(
+    pub(crate) std::sync::Arc<dyn PermissionPolicy>,
+    pub(crate) std::sync::Arc<dyn PermissionPolicy>,
 );
 
 impl std::fmt::Debug for Both {

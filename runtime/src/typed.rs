@@ -44,31 +44,15 @@
 //! assert_eq!(outcome.kind.as_str(), "tool-error");
 //! ```
 
-use crate::tool::{Registry, RegistryError, ToolContract, ToolRequestCtx, ToolResult};
+/// The schema derive crate, re-exported so a host derives `JsonSchema` with the same version.
+pub use schemars;
+
+use crate::tool::{Registry, ToolRequestCtx};
+use ptc_core::{RegistryError, ToolContract, ToolResult};
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
-
-impl<T: Serialize, E: Display> From<Result<T, E>> for ToolResult {
-    /// `Ok(value)` is a structured result (its JSON, also as a text block); `Err(e)` is a
-    /// failed result with `e`'s text. A value that does not serialise (a map with
-    /// non-string keys, a failing `Serialize` impl) is a failed result saying so.
-    ///
-    /// Note: `T = ToolResult` would serialise the result object itself; return a
-    /// `ToolResult` directly (it is `Into<ToolResult>`) to keep its content blocks.
-    fn from(result: Result<T, E>) -> Self {
-        match result {
-            Ok(value) => match serde_json::to_value(value) {
-                Ok(json) => ToolResult::json(json),
-                Err(error) => ToolResult::error(format!("the tool's result is not JSON: {error}")),
-            },
-            Err(error) => ToolResult::error(error.to_string()),
-        }
-    }
-}
 
 /// The handler of a typed tool: deserialises the validated arguments into `A`, runs `F`
 /// and converts its answer.
@@ -84,7 +68,7 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: Into<ToolResult>,
 {
-    fn call(&self, request: ToolRequestCtx) -> crate::tool::BoxFuture<ToolResult> {
+    fn call(&self, request: ToolRequestCtx) -> ptc_core::BoxFuture<ToolResult> {
         match A::deserialize(&*request.arguments) {
             Ok(arguments) => {
                 let future = (self.handler)(arguments, request);

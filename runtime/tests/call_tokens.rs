@@ -5,9 +5,10 @@
 //! token asked for first fires when the call is cancelled; and that a handler that never
 //! asks runs as before.
 
+use ptc_runtime::core::Status;
 use ptc_runtime::{
     BoxFuture, CancelToken, Decision, Isolation, OutcomeKind, PermissionPolicy, Registry,
-    RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
+    RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult,
 };
 use ptc_vm::Limits;
 use serde_json::json;

@@ -3,9 +3,10 @@
 //! progress snapshots.
 //! Scripts compiled from source are exercised through the CLI's integration tests.
 
+use ptc_runtime::core::{Progress, Status};
 use ptc_runtime::{
-    BoxFuture, CancelToken, Decision, FileJournal, OutcomeKind, PermissionPolicy, PolicyFn,
-    Progress, Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx, ToolResult,
+    BoxFuture, CancelToken, Decision, FileJournal, OutcomeKind, PermissionPolicy, Registry,
+    RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult,
 };
 use ptc_vm::isa::{ConstIdx, Op, Reg, ToolIdx};
 use ptc_vm::program::Function;
@@ -198,7 +199,14 @@ async fn batch_results_join_in_source_order_under_shuffled_completion() {
         ("Probe", vec![("value", s("c")), ("ms", Value::Int(30))]),
     ];
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", opts("env"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            opts("env"),
+        )
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Completed);
     assert_eq!(outcome.text, "(\"a\" \"b\" \"c\")");
@@ -227,13 +235,27 @@ async fn batches_run_with_bounded_concurrency() {
     let runner = Runner::new(registry(Arc::default())).with_limits(limits);
     let calls: Vec<Call<'_>> = (0..5).map(|_| ("Peak", vec![])).collect();
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", opts("p"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            opts("p"),
+        )
         .await;
     assert_eq!(outcome.text, "(\"2\" \"2\" \"2\" \"2\" \"2\")");
     // The default parallelism is 4.
     let runner = Runner::new(registry(Arc::default()));
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", opts("p"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            opts("p"),
+        )
         .await;
     assert_eq!(outcome.text, "(\"4\" \"4\" \"4\" \"4\" \"4\")");
 }
@@ -241,12 +263,19 @@ async fn batches_run_with_bounded_concurrency() {
 #[tokio::test]
 async fn denial_in_a_batch_cancels_everything_and_runs_no_handler() {
     let ran = Arc::new(AtomicU64::new(0));
-    let runner = Runner::new(registry(ran.clone())).with_policy(Arc::new(PolicyFn(
-        |_r: &ToolRequestCtx| Decision::Deny("nope".into()),
-    )));
+    let runner = Runner::new(registry(ran.clone())).with_policy(Arc::new(|_r: &ToolRequestCtx| {
+        Decision::Deny("nope".into())
+    }));
     let calls: Vec<Call<'_>> = (0..3).map(|_| ("Probe", vec![("value", s("x"))])).collect();
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", opts("d"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            opts("d"),
+        )
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Denied);
     let statuses: Vec<_> = outcome.calls.iter().map(|c| c.status).collect();
@@ -268,20 +297,27 @@ async fn denial_in_a_batch_cancels_everything_and_runs_no_handler() {
 
 #[tokio::test]
 async fn an_active_sibling_is_cancelled_by_a_later_denial() {
-    let policy = PolicyFn(|r: &ToolRequestCtx| {
+    let policy = |r: &ToolRequestCtx| {
         if r.arguments["value"] == "deny" {
             Decision::Deny("no".into())
         } else {
             Decision::Allow
         }
-    });
+    };
     let runner = Runner::new(registry(Arc::default())).with_policy(Arc::new(policy));
     let calls = [
         ("Probe", vec![("value", s("ok")), ("ms", Value::Int(500))]),
         ("Probe", vec![("value", s("deny"))]),
     ];
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", opts("s"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            opts("s"),
+        )
         .await;
     let statuses: Vec<_> = outcome.calls.iter().map(|c| c.status).collect();
     assert_eq!(statuses, [Status::Cancelled, Status::Denied]);
@@ -296,7 +332,14 @@ async fn an_active_sibling_is_cancelled_by_a_later_denial() {
         ("Probe", vec![("value", s("deny"))]),
     ];
     let outcome = runner
-        .run_program(assemble(&calls, false, 0), None, "", opts("q"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, false, 0),
+                direct: None,
+                text: "",
+            },
+            opts("q"),
+        )
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Denied);
     assert!(
@@ -321,7 +364,14 @@ async fn host_cancellation_interrupts_the_run() {
     let calls = [("Hang", vec![]), ("Probe", vec![("value", s("done"))])];
     let options = RunOptions::new().id("c").cancel(cancel);
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", options)
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            options,
+        )
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Interrupted);
     assert_eq!(
@@ -347,7 +397,14 @@ async fn panics_and_timeouts_become_guest_error_values() {
         ("Probe", vec![("value", s("fine"))]),
     ];
     let outcome = runner
-        .run_program(assemble(&calls, true, 0), None, "", opts("t"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            opts("t"),
+        )
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Completed);
     assert_eq!(
@@ -363,7 +420,14 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
     let runner = Runner::new(registry(Arc::default()));
     let calls = [("Probe", vec![("bogus", s("x"))])];
     let outcome = runner
-        .run_program(assemble(&calls, false, 0), None, "", opts("a"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, false, 0),
+                direct: None,
+                text: "",
+            },
+            opts("a"),
+        )
         .await;
     assert_eq!(
         outcome.text,
@@ -371,10 +435,12 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
     );
     // The same call as a direct script is a tool error with the conversion message.
     let outcome = runner
-        .run_program(
-            assemble(&calls, false, 0),
-            Some("Probe".into()),
-            "",
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, false, 0),
+                direct: Some("Probe"),
+                text: "",
+            },
             opts("b"),
         )
         .await;
@@ -387,10 +453,12 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
     let long = "y".repeat(1000);
     let calls = [("Probe", vec![("value", s(&long))])];
     let outcome = runner
-        .run_program(
-            assemble(&calls, false, 0),
-            Some("Probe".into()),
-            "",
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, false, 0),
+                direct: Some("Probe"),
+                text: "",
+            },
             opts("c"),
         )
         .await;
@@ -404,7 +472,14 @@ async fn argument_errors_are_guest_values_and_direct_calls_return_the_tool_resul
         Some(&json!({"value": long}))
     );
     let outcome = runner
-        .run_program(assemble(&calls, false, 0), None, "", opts("d"))
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(&calls, false, 0),
+                direct: None,
+                text: "",
+            },
+            opts("d"),
+        )
         .await;
     let kept = outcome.calls[0].args.as_ref().unwrap()["value"]
         .as_str()
@@ -433,14 +508,26 @@ async fn checkpoints_are_written_before_children_and_on_settlement() {
         .unwrap();
     let runner = Runner::new(Arc::new(registry)).with_journal(store.clone());
     let program = assemble(&[("Look", vec![])], false, 0);
-    let outcome = runner.run_program(program, None, "(Look)", opts("j")).await;
+    let outcome = runner
+        .run(
+            ptc_runtime::Source::Program {
+                program: &program,
+                direct: None,
+                text: "(Look)",
+            },
+            opts("j"),
+        )
+        .await;
     assert_eq!(outcome.text, "seen");
     assert_eq!(
         *seen.lock().unwrap(),
-        Some((ptc_runtime::JournalState::Running, "(Look)".to_owned()))
+        Some((
+            ptc_runtime::core::JournalState::Running,
+            "(Look)".to_owned()
+        ))
     );
     let settled = store.read_now("j").unwrap();
-    assert_eq!(settled.state, ptc_runtime::JournalState::Settled);
+    assert_eq!(settled.state, ptc_runtime::core::JournalState::Settled);
     assert_eq!(settled.result.as_deref(), Some("seen"));
     assert_eq!(settled.calls.len(), 1);
 }
@@ -469,7 +556,16 @@ fn the_driver_yields_at_every_pause() {
         tokio::spawn(async move { setter.store(true, Ordering::SeqCst) });
         // 20 000 loop iterations take many 2 000-step slices before the call.
         let program = assemble(&[("Flag", vec![])], false, 20_000);
-        let outcome = runner.run_program(program, None, "", opts("y")).await;
+        let outcome = runner
+            .run(
+                ptc_runtime::Source::Program {
+                    program: &program,
+                    direct: None,
+                    text: "",
+                },
+                opts("y"),
+            )
+            .await;
         assert_eq!(outcome.text, "true");
     });
 }
@@ -478,13 +574,13 @@ fn the_driver_yields_at_every_pause() {
 async fn scripts_compile_and_the_raw_tool_call_shape_is_checked() {
     let runner = Runner::new(registry(Arc::default()));
     let outcome = runner
-        .run_tool_call(&json!({"expression": "(Probe :value \"hi\")"}), opts("r"))
+        .run(&json!({"expression": "(Probe :value \"hi\")"}), opts("r"))
         .await;
     assert_eq!(outcome.kind, OutcomeKind::Completed);
     assert_eq!(outcome.direct.as_deref(), Some("Probe"));
     assert_eq!(outcome.text, "hi");
     let outcome = runner
-        .run_tool_call(
+        .run(
             &json!({"expression": "(list (Probe :value \"a\") (length (Probe :value \"bc\")))"}),
             opts("r2"),
         )
@@ -510,7 +606,7 @@ async fn scripts_compile_and_the_raw_tool_call_shape_is_checked() {
             "ToolCall expects {\"expression\": \"<script>\"}: the expression must be a string, not a JSON number",
         ),
     ] {
-        let outcome = runner.run_tool_call(&arguments, opts("x")).await;
+        let outcome = runner.run(&arguments, opts("x")).await;
         assert_eq!(outcome.kind, OutcomeKind::ScriptError);
         assert_eq!(outcome.text, format!("Error: {message}"));
         assert_eq!(outcome.error.unwrap().kind, "arguments");
@@ -529,7 +625,7 @@ async fn media_reaches_the_guest_as_descriptors_and_oversized_results_are_reject
             ToolContract::new("Shot", "Takes a screenshot.", json!({"type": "object"})),
             |_r: ToolRequestCtx| async {
                 ToolResult {
-                    content: vec![ptc_runtime::Content::Media(ptc_runtime::MediaRef {
+                    content: vec![ptc_runtime::Content::Media(ptc_runtime::core::MediaRef {
                         mime: "image/png".into(),
                         uri: Some("file:///shot.png".into()),
                         name: None,
@@ -586,26 +682,29 @@ struct FailingStore {
     settled_only: bool,
 }
 
-impl ptc_runtime::JournalStore for FailingStore {
-    fn write(&self, checkpoint: &ptc_runtime::JournalRecord) -> BoxFuture<std::io::Result<()>> {
-        let result = if self.settled_only && checkpoint.state == ptc_runtime::JournalState::Running
-        {
-            Ok(())
-        } else {
-            Err(std::io::Error::other("disk full"))
-        };
+impl ptc_runtime::core::JournalStore for FailingStore {
+    fn write(
+        &self,
+        checkpoint: &ptc_runtime::core::JournalRecord,
+    ) -> BoxFuture<std::io::Result<()>> {
+        let result =
+            if self.settled_only && checkpoint.state == ptc_runtime::core::JournalState::Running {
+                Ok(())
+            } else {
+                Err(std::io::Error::other("disk full"))
+            };
         Box::pin(std::future::ready(result))
     }
 
-    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::JournalRecord>> {
+    fn read(&self, _id: &str) -> BoxFuture<std::io::Result<ptc_runtime::core::JournalRecord>> {
         Box::pin(std::future::ready(Err(std::io::Error::other("disk full"))))
     }
 
-    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::JournalRecord>>> {
+    fn list(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::core::JournalRecord>>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
 
-    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::JournalRecord>>> {
+    fn recover(&self) -> BoxFuture<std::io::Result<Vec<ptc_runtime::core::JournalRecord>>> {
         Box::pin(std::future::ready(Ok(Vec::new())))
     }
 }
@@ -654,8 +753,11 @@ async fn composed_text_is_capped_and_direct_results_are_not() {
                   30000-character limit]";
     let outcome = runner.run("(list (Huge))", opts("h")).await;
     assert_eq!(outcome.kind, OutcomeKind::Completed);
-    assert_eq!(outcome.text.chars().count(), ptc_runtime::MAX_RESULT_CHARS);
-    let kept = ptc_runtime::MAX_RESULT_CHARS - notice.chars().count() - 2;
+    assert_eq!(
+        outcome.text.chars().count(),
+        ptc_runtime::core::MAX_RESULT_CHARS
+    );
+    let kept = ptc_runtime::core::MAX_RESULT_CHARS - notice.chars().count() - 2;
     assert_eq!(outcome.text, format!("(\"{}{notice}", "w".repeat(kept)));
     // The host's JSON value is never cut.
     assert_eq!(outcome.value, Some(Box::new(json!(["w".repeat(40_000)]))));
@@ -719,13 +821,20 @@ async fn with_progress(calls: &[Call<'_>], id: &str) -> (ptc_runtime::Outcome, V
     let runner = Runner::new(registry(Arc::default())).with_policy(Arc::new(PromptingPolicy));
     let options = opts(id).progress(Arc::new(sink));
     let outcome = runner
-        .run_program(assemble(calls, true, 0), None, "", options)
+        .run(
+            ptc_runtime::Source::Program {
+                program: &assemble(calls, true, 0),
+                direct: None,
+                text: "",
+            },
+            options,
+        )
         .await;
     let snapshots = snapshots.lock().unwrap().clone();
     (outcome, snapshots)
 }
 
-fn audit_of(calls: &[ptc_runtime::CallProgress]) -> Vec<(String, Status)> {
+fn audit_of(calls: &[ptc_runtime::core::CallProgress]) -> Vec<(String, Status)> {
     calls.iter().map(|c| (c.id.clone(), c.status)).collect()
 }
 

@@ -90,7 +90,7 @@ fn a_dropped_run_settles_its_journal_record_as_interrupted() {
         let _ = tokio::time::timeout(Duration::from_millis(50), run).await;
     });
     let record = store.read_now("dropped").unwrap();
-    assert_eq!(record.state, ptc_runtime::JournalState::Interrupted);
+    assert_eq!(record.state, ptc_runtime::core::JournalState::Interrupted);
     assert_eq!(record.outcome.as_deref(), Some("interrupted"));
     // The run no longer owns its record: another process would not see it as live.
     assert!(store.recover_now().unwrap().is_empty());

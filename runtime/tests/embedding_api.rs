@@ -1,9 +1,10 @@
 //! The embedding API of issue 17: compile once and run many with inputs, typed error
 //! kinds, per-run data, limits, policy and tool filters, and the unchanged JSON object.
 
+use ptc_runtime::core::Budget;
 use ptc_runtime::{
-    Budget, Decision, ErrorKind, Limits, OutcomeKind, PolicyFn, Registry, RunData, RunOptions,
-    Runner, ToolContract, ToolFilter, ToolRequestCtx, ToolResult,
+    Decision, ErrorKind, Limits, OutcomeKind, Registry, RunData, RunOptions, Runner, ToolContract,
+    ToolFilter, ToolRequestCtx, ToolResult,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -49,9 +50,10 @@ fn registry() -> Registry {
 fn one_script_runs_on_two_threads_with_different_inputs() {
     let runner = Runner::new(Arc::new(registry()));
     let script = runner
-        .compile_with_inputs(
+        .compile(
             "(list city (plist-get (Weather :city city) :temp) (length extra))",
             &["city", "extra"],
+            None,
         )
         .unwrap();
     assert_eq!(script.inputs(), ["city", "extra"]);
@@ -63,7 +65,7 @@ fn one_script_runs_on_two_threads_with_different_inputs() {
                 let options = RunOptions::new()
                     .inputs(&json!({"city": city, "extra": [1, 2, 3]}))
                     .unwrap();
-                let outcome = runtime().block_on(runner.run_script(&script, options));
+                let outcome = runtime().block_on(runner.run(&script, options));
                 assert_eq!(outcome.text, format!("(\"{city}\" {temp} 3)"));
             })
         })
@@ -76,11 +78,11 @@ fn one_script_runs_on_two_threads_with_different_inputs() {
 #[test]
 fn inputs_are_checked_converted_and_charged() {
     let runner = Runner::new(Arc::new(registry()));
-    let script = runner.compile_with_inputs("(list n)", &["n"]).unwrap();
+    let script = runner.compile("(list n)", &["n"], None).unwrap();
     let rt = runtime();
     // Undeclared name.
     let options = RunOptions::new().inputs(&json!({"m": 1})).unwrap();
-    let outcome = rt.block_on(runner.run_script(&script, options));
+    let outcome = rt.block_on(runner.run(&script, options));
     let error = outcome.error.unwrap();
     assert_eq!(error.kind, ErrorKind::Input);
     assert_eq!(
@@ -88,18 +90,18 @@ fn inputs_are_checked_converted_and_charged() {
         "Input `m' is not declared by the script (declared: n)"
     );
     // Missing input: nil.
-    let outcome = rt.block_on(runner.run_script(&script, RunOptions::new()));
+    let outcome = rt.block_on(runner.run(&script, RunOptions::new()));
     assert_eq!(outcome.text, "(nil)");
     // Over the value budget: kind input, nothing runs.
     let small = Runner::new(Arc::new(registry())).with_limits(Limits {
         value_bytes: 1_000,
         ..Limits::default()
     });
-    let script = small.compile_with_inputs("(length n)", &["n"]).unwrap();
+    let script = small.compile("(length n)", &["n"], None).unwrap();
     let options = RunOptions::new()
         .inputs(&json!({"n": "x".repeat(5_000)}))
         .unwrap();
-    let outcome = rt.block_on(small.run_script(&script, options));
+    let outcome = rt.block_on(small.run(&script, options));
     assert_eq!(outcome.error.unwrap().kind, ErrorKind::Input);
     assert_eq!(outcome.stats.fuel_used, 0);
     // Not an object.
@@ -118,29 +120,29 @@ fn inputs_are_checked_converted_and_charged() {
 #[test]
 fn a_script_compiled_for_other_tools_is_refused_by_kind() {
     let runner = Runner::new(Arc::new(registry()));
-    let script = runner.compile("(Whoami)").unwrap();
+    let script = runner.compile("(Whoami)", &[], None).unwrap();
     let other = Runner::new(Arc::new(Registry::new()));
-    let outcome = runtime().block_on(other.run_script(&script, RunOptions::new()));
+    let outcome = runtime().block_on(other.run(&script, RunOptions::new()));
     assert_eq!(outcome.kind, OutcomeKind::ScriptError);
     assert_eq!(outcome.error.unwrap().kind, ErrorKind::Roster);
     // An equal registry built again is the same roster.
     let again = Runner::new(Arc::new(registry()));
-    let outcome = runtime().block_on(again.run_script(&script, RunOptions::new()));
+    let outcome = runtime().block_on(again.run(&script, RunOptions::new()));
     assert_eq!(outcome.text, "nobody");
     // A filtered run needs a script compiled for the same filter.
-    let filter = ToolFilter::allow(["Who*"]);
+    let filter = ToolFilter::allow(["Who*"]).unwrap();
     let options = RunOptions::new().tools(filter.clone());
-    let outcome = runtime().block_on(runner.run_script(&script, options.clone()));
+    let outcome = runtime().block_on(runner.run(&script, options.clone()));
     assert_eq!(outcome.error.unwrap().kind, ErrorKind::Roster);
-    let filtered = runner.compile_with("(Whoami)", &[], Some(&filter)).unwrap();
-    let outcome = runtime().block_on(runner.run_script(&filtered, options));
+    let filtered = runner.compile("(Whoami)", &[], Some(&filter)).unwrap();
+    let outcome = runtime().block_on(runner.run(&filtered, options));
     assert_eq!(outcome.text, "nobody");
 }
 
 #[test]
 fn a_filtered_run_sees_only_its_tools() {
     let runner = Runner::new(Arc::new(registry()));
-    let options = RunOptions::new().tools(ToolFilter::allow(["Whoami"]));
+    let options = RunOptions::new().tools(ToolFilter::allow(["Whoami"]).unwrap());
     let listing = runner.listing(&options);
     assert!(listing.contains("(Whoami)"), "{listing}");
     assert!(!listing.contains("Weather"), "{listing}");
@@ -151,7 +153,7 @@ fn a_filtered_run_sees_only_its_tools() {
         matches!(&error.kind, ErrorKind::Compile { code: Some(code), .. } if code == "E0301"),
         "{error:?}"
     );
-    let none = RunOptions::new().tools(ToolFilter::allow(["Nothing*"]));
+    let none = RunOptions::new().tools(ToolFilter::allow(["Nothing*"]).unwrap());
     assert_eq!(runner.listing(&none), "No tools are available.");
 }
 
@@ -181,10 +183,10 @@ fn per_run_data_limits_and_policy() {
     let outcome = rt.block_on(tight.run("(while t)", options));
     assert!(outcome.stats.fuel_used <= 400, "{:?}", outcome.stats);
     // A per-run policy is asked after the runner's and sees the run's data.
-    let policy = PolicyFn(|request: &ToolRequestCtx| match request.data::<User>() {
+    let policy = |request: &ToolRequestCtx| match request.data::<User>() {
         Some(user) if user.0 == "eve" => Decision::Deny("eve may not ask".into()),
         _ => Decision::Allow,
-    });
+    };
     let options = RunOptions::new()
         .data(RunData::new().with(User("eve".into())))
         .policy(Arc::new(policy));
@@ -197,8 +199,8 @@ fn per_run_data_limits_and_policy() {
 
 fn host() -> Result<(), Box<dyn std::error::Error>> {
     let runner = Runner::new(Arc::new(registry()));
-    let script = runner.compile("(car 1)")?;
-    let outcome = runtime().block_on(runner.run_script(&script, RunOptions::new()));
+    let script = runner.compile("(car 1)", &[], None)?;
+    let outcome = runtime().block_on(runner.run(&script, RunOptions::new()));
     outcome.into_result()?;
     Ok(())
 }

@@ -4,8 +4,9 @@
 //! structure bomb as a tool argument. Every script is compiled from source and every test
 //! asserts the exact outcome kind. The whole file stays well under 5 s in debug.
 
+use ptc_runtime::core::Status;
 use ptc_runtime::{
-    CancelToken, OutcomeKind, Registry, RunOptions, Runner, Status, ToolContract, ToolRequestCtx,
+    CancelToken, OutcomeKind, Registry, RunOptions, Runner, ToolContract, ToolRequestCtx,
     ToolResult,
 };
 use ptc_vm::Limits;

@@ -10,11 +10,12 @@
 //!
 //! The runtime's side runs the real pipeline: the call is compiled against a roster
 //! without contracts, run in the machine up to its tool request, and the request's
-//! argument list goes through `ptc_runtime::args::prepare`.
+//! argument list goes through `ptc_runtime::core::args::prepare`.
 
 use proptest::prelude::*;
 use ptc_compiler::{Roster, compile};
-use ptc_runtime::{Registry, ToolContract, ToolRequestCtx, ToolResult, args};
+use ptc_runtime::core::args;
+use ptc_runtime::{Registry, ToolContract, ToolRequestCtx, ToolResult};
 use ptc_vm::{Limits, Machine, Step};
 use serde_json::{Value as Json, json};
 
@@ -362,6 +363,29 @@ fn the_examples_agree() {
             r#"(let ((rest '(:file_path "a"))) (apply 'T :file_pth 1 rest))"#,
             false,
         ),
+    ] {
+        assert_eq!(runtime_accepts(&registry, script), ok, "runtime: {script}");
+        assert_eq!(
+            preflight_accepts(&registry, script),
+            ok,
+            "preflight: {script}"
+        );
+    }
+}
+
+/// An object property takes a list only as keyword/value pairs: a quoted list inside a
+/// quoted `apply` list reads as `(quote (:x 1))`, which the runtime refuses (found by the
+/// agreement property, 2026-12-05).
+#[test]
+fn an_object_takes_only_keyword_pairs() {
+    let schema = json!({"type": "object", "properties": {"c": {"type": "object"}}});
+    let registry = registry(schema);
+    for (script, ok) in [
+        (r#"(T :c '(:x 1))"#, true),
+        (r#"(apply 'T '(:c (:x 1)))"#, true),
+        (r#"(apply 'T '(:c '(:x 1)))"#, false),
+        (r#"(T :c '(x 1))"#, false),
+        (r#"(T :c '(:x))"#, false),
     ] {
         assert_eq!(runtime_accepts(&registry, script), ok, "runtime: {script}");
         assert_eq!(

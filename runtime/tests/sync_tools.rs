@@ -6,9 +6,10 @@
 //! call's cancellation token still behaves; and a long run of such calls still yields to
 //! other tasks.
 
+use ptc_runtime::core::Status;
 use ptc_runtime::{
-    Decision, Isolation, Outcome, PolicyFn, Registry, RunOptions, Runner, Status, ToolContract,
-    ToolRequestCtx, ToolResult,
+    Decision, Isolation, Outcome, Registry, RunOptions, Runner, ToolContract, ToolRequestCtx,
+    ToolResult,
 };
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
@@ -94,9 +95,7 @@ fn run(registry: Arc<Registry>, isolation: Isolation, script: &str, ask: bool) -
     let runner = Runner::new(registry).with_isolation(isolation);
     let mut options = RunOptions::new().id("s");
     if ask {
-        options = options.policy(Arc::new(PolicyFn(|_request: &ToolRequestCtx| {
-            Decision::Allow
-        })));
+        options = options.policy(Arc::new(|_request: &ToolRequestCtx| Decision::Allow));
     }
     runtime.block_on(runner.run(script, options))
 }

@@ -35,7 +35,7 @@ fn roster(case: &Case) -> Roster {
     for tool in &case.tools {
         roster = roster.tool(tool.name.clone());
         if let Ok(Some(schema)) = tool.schema_json() {
-            roster = roster.with_args(ptc_runtime::contract::summarise(&schema));
+            roster = roster.with_args(ptc_runtime::core::contract::summarise(&schema));
         }
     }
     for name in &case.standalone {
@@ -69,7 +69,7 @@ fn convert_args(
 ) -> Result<Json, String> {
     let name = &*request.tool;
     if let Some(tool) = registry.get(name) {
-        return ptc_runtime::args::prepare(
+        return ptc_runtime::core::args::prepare(
             tool,
             &request.args,
             machine.symbols(),

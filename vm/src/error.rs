@@ -2,7 +2,7 @@
 //!
 //! Every failure a guest can provoke — at read time, in preflight, while running — is one
 //! [`Error`] with exactly one [`ErrorKind`]. The kinds and their wire names are the
-//! original implementation's (dialect notes §13), so hosts and models trained on either
+//! original implementation's (spec/reference/errors.md), so hosts and models trained on either
 //! recognise them. Messages follow the original's templates.
 
 use crate::span::Span;

@@ -2,7 +2,7 @@
 //!
 //! [`Limits`] holds the static budgets (enforced by the compiler before anything runs),
 //! the dynamic budgets (enforced by the VM while it runs) and the runtime's scheduling
-//! bounds. Defaults equal the original implementation's (dialect notes §8.1) unless the
+//! bounds. Defaults equal the original implementation's (spec/reference/budgets.md) unless the
 //! reference (`spec/reference/budgets.md`) says why not: `steps`, `value-bytes`,
 //! `value-nodes`, `retained-bytes` and `regexp-work` are sized for real data (issue 37). [`Limits::KEYS`] is the closed
 //! table of names a host or the CLI may set (`--limit KEY=VALUE`).

@@ -12,7 +12,7 @@
 //! O(1) however much sharing it holds. Weights saturate instead of overflowing
 //! (`(setq x (list x x))` sixty-four times has a weight of "too big", not a wrapped one).
 //!
-//! Size units follow the original (dialect notes §8.3): nil 0 bytes; a string its UTF-8
+//! Size units follow the original (spec/reference/budgets.md): nil 0 bytes; a string its UTF-8
 //! byte length; an integer the length of its decimal text; a float 8; a symbol its name's
 //! byte length; a cons 1 plus its car and cdr; a vector its length plus its elements; a
 //! closure 8. Every visited item, including the nil that ends a list, is one node.

@@ -31,7 +31,8 @@
 //!
 //! This module owns the connection: the stdin reader thread, the stdout writer thread, the
 //! protocol loop and the routing of frames ([`handle`]); [`params`] decodes a request's
-//! parameters, [`run`] drives one run.
+//! parameters, [`run`] drives one run. [`drive_lines`] is the same routing fed from a byte
+//! buffer, for the `serve_frames` fuzz target.
 
 mod out;
 mod params;
@@ -40,8 +41,9 @@ mod run;
 use out::OutQueue;
 use params::{check, initialize, registry};
 use ptc_mcp::frame::{IdScanner, answered_id};
-use ptc_runtime::cache::ProgramCache;
-use ptc_runtime::{CancelToken, listing};
+use ptc_runtime::CancelToken;
+use ptc_runtime::core::cache::ProgramCache;
+use ptc_runtime::core::listing;
 use run::start_run;
 use serde::Deserialize as _;
 use serde_json::{Value as Json, json};
@@ -63,8 +65,9 @@ pub const DEFAULT_PROGRAM_CACHE: usize = 128;
 pub const MAX_DEPTH: usize = 128;
 
 // `ptc serve`'s options (a doc comment here would replace the subcommand's about).
+#[allow(missing_docs)]
 #[derive(Debug, clap::Args)]
-pub(crate) struct ServeArgs {
+pub struct ServeArgs {
     /// Compiled programs kept for scripts sent again, least recently used dropped first
     /// (0: compile every run).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_PROGRAM_CACHE)]
@@ -95,13 +98,16 @@ impl RpcId {
         RpcId("null".to_owned())
     }
 
-    /// The id `value`; `raw` gives the exact text of a number serde_json rounded.
+    /// The id `value`; `raw` gives the exact text of a number serde_json rounded. The raw
+    /// text is used only when it is that number: with a key given twice the raw scan sees
+    /// the first value and serde_json keeps the last.
     fn of(value: &Json, raw: impl FnOnce() -> Option<Vec<u8>>) -> RpcId {
         if let Json::Number(number) = value
             && number.is_f64()
             && let Some(raw) = raw()
             && let Ok(text) = String::from_utf8(raw)
-            && serde_json::from_str::<Json>(&text).is_ok_and(|v| v.is_number())
+            && serde_json::from_str::<Json>(&text)
+                .is_ok_and(|v| v.is_number() && v.as_f64() == number.as_f64())
         {
             return RpcId(text);
         }
@@ -201,7 +207,8 @@ impl Shared {
 }
 
 /// Runs the server until EOF on stdin.
-pub(crate) fn main(args: &ServeArgs) -> u8 {
+#[must_use]
+pub fn main(args: &ServeArgs) -> u8 {
     let out = Arc::new(OutQueue::default());
     let (frames_tx, frames_rx) = mpsc::channel::<Frame>(64);
     let closed = frames_tx.clone();
@@ -301,24 +308,110 @@ async fn serve(shared: Arc<Shared>, mut frames: mpsc::Receiver<Frame>) {
         tokio::select! {
             frame = frames.recv() => match frame {
                 None | Some(Frame::Eof) => break,
-                Some(Frame::Oversized(length, scanner)) => {
-                    log_line!("ptc serve: skipped a {length}-byte line");
-                    let why = format!("the line has {length} bytes; the limit is {MAX_LINE_BYTES}");
-                    fail_undecodable(&shared, &scanner, &why);
-                    shared.error(&RpcId::null(), INVALID_REQUEST, &format!("Invalid Request: {why}"));
-                }
-                Some(Frame::Line(line)) => handle(&shared, &line, &mut tasks),
+                Some(frame) => on_frame(&shared, frame, &mut tasks),
             },
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
     }
-    // EOF: cancel every run; each still answers before the process exits.
+    finish(&shared, tasks).await;
+}
+
+/// Handles one line (or skipped line) from the host.
+fn on_frame(shared: &Arc<Shared>, frame: Frame, tasks: &mut tokio::task::JoinSet<()>) {
+    match frame {
+        Frame::Eof => {}
+        Frame::Oversized(length, scanner) => {
+            log_line!("ptc serve: skipped a {length}-byte line");
+            let why = format!("the line has {length} bytes; the limit is {MAX_LINE_BYTES}");
+            fail_undecodable(shared, &scanner, &why);
+            shared.error(
+                &RpcId::null(),
+                INVALID_REQUEST,
+                &format!("Invalid Request: {why}"),
+            );
+        }
+        Frame::Line(line) => handle(shared, &line, tasks),
+    }
+}
+
+/// EOF: cancels every run and waits for each to answer.
+async fn finish(shared: &Shared, mut tasks: tokio::task::JoinSet<()>) {
     if let Ok(runs) = shared.runs.lock() {
         for token in runs.values() {
             token.cancel();
         }
     }
     while tasks.join_next().await.is_some() {}
+}
+
+/// Test support for the `serve_frames` fuzz target (fuzz/fuzz_targets/serve_frames.rs):
+/// one connection fed `input` split into lines, as `ptc serve` would read it from stdin,
+/// with the engine's frames returned as they would be written to stdout.
+///
+/// The same routing as [`main`] (the frame handling, the run tasks, the output queue),
+/// but deterministic in order: after each line the run tasks get `settle` turns of the
+/// runtime, so an answer line can meet the `tool/call` it answers; after the last line the
+/// input ends (EOF: every run is cancelled and answers). A line longer than
+/// [`MAX_LINE_BYTES`] is skipped as stdin's reader would skip it. The program cache holds 8.
+#[must_use]
+pub fn drive_lines(input: &[u8], settle: usize) -> Vec<String> {
+    #[derive(Debug)]
+    struct Collect(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Collect {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            match self.0.lock() {
+                Ok(mut sink) => sink.extend_from_slice(buf),
+                Err(_) => return Err(std::io::Error::other("poisoned")),
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    let out = Arc::new(OutQueue::default());
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let writer = out::spawn_writer(out.clone(), Collect(written.clone()), || {});
+    let shared = Arc::new(Shared {
+        out: out.clone(),
+        next_request: AtomicU64::new(1),
+        pending: Mutex::default(),
+        runs: Mutex::default(),
+        cache: Some(ProgramCache::new(8)),
+    });
+    runtime.block_on(async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for line in input.split(|&b| b == b'\n') {
+            let frame = if line.len() > MAX_LINE_BYTES {
+                let mut scanner = Box::new(IdScanner::new());
+                scanner.feed(line);
+                Frame::Oversized(line.len(), scanner)
+            } else if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            } else {
+                Frame::Line(line.to_vec())
+            };
+            on_frame(&shared, frame, &mut tasks);
+            for _ in 0..settle {
+                tokio::task::yield_now().await;
+            }
+        }
+        finish(&shared, tasks).await;
+    });
+    runtime.shutdown_background();
+    out.close();
+    let _ = writer.join();
+    let bytes = written.lock().map(|w| w.clone()).unwrap_or_default();
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Handles one frame from the host.
@@ -595,6 +688,40 @@ mod tests {
         assert_eq!(run(&shared, &frames, 6, &bad)["error"]["kind"], "preflight");
         assert_eq!(run(&shared, &frames, 7, &bad)["error"]["kind"], "preflight");
         assert_eq!((stats().hits, stats().misses, stats().len), (2, 5, 3));
+    }
+
+    /// Found by the `serve_frames` fuzz target: with `"id"` given twice, the answer echoed
+    /// the first id's text while the frame's id (serde_json's) is the last.
+    #[test]
+    fn a_number_id_given_twice_is_echoed_as_the_id_the_frame_has() {
+        let (shared, frames) = shared(0);
+        let mut tasks = tokio::task::JoinSet::new();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let _guard = runtime.enter();
+        for (line, id) in [
+            (
+                &br#"{"id":1,"jsonrpc":"2.0","id":2.50,"method":"initialize"}"#[..],
+                "2.5",
+            ),
+            (
+                br#"{"id":1.5,"jsonrpc":"2.0","id":2.50,"method":"initialize"}"#,
+                "2.5",
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":2.50,"method":"initialize"}"#,
+                "2.50",
+            ),
+            (
+                br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"initialize"}"#,
+                "123456789012345678901234567890",
+            ),
+        ] {
+            handle(&shared, line, &mut tasks);
+            let answer = frames.recv().unwrap();
+            assert!(answer.contains(&format!(r#""id":{id},"#)), "{answer}");
+        }
     }
 
     #[test]

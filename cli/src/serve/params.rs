@@ -7,7 +7,7 @@
 //! the host), never a panic.
 
 use super::{INVALID_PARAMS, PROTOCOL_VERSION};
-use ptc_runtime::{Registry, ToolContract};
+use ptc_runtime::core::{Catalog, ToolContract};
 use ptc_vm::Limits;
 use serde_json::{Value as Json, json};
 
@@ -35,14 +35,14 @@ pub(super) fn initialize(params: &Json) -> Result<Json, Refusal> {
 }
 
 /// The roster of `params.tools` (MCP Tool objects plus an optional `standalone` flag).
-pub(super) fn registry(params: &Json) -> Result<Registry, Refusal> {
+pub(super) fn registry(params: &Json) -> Result<Catalog, Refusal> {
     let bad = |message: String| (INVALID_PARAMS, message);
     let tools = match params.get("tools") {
         None | Some(Json::Null) => &Vec::new(),
         Some(Json::Array(tools)) => tools,
         Some(_) => return Err(bad("`tools` must be an array of MCP Tool objects".into())),
     };
-    let mut registry = Registry::new();
+    let mut registry = Catalog::new();
     for (index, tool) in tools.iter().enumerate() {
         let Some(name) = tool.get("name").and_then(Json::as_str) else {
             return Err(bad(format!("tools[{index}] has no string `name`")));
@@ -61,7 +61,7 @@ pub(super) fn registry(params: &Json) -> Result<Registry, Refusal> {
             .unwrap_or(false);
         let contract = ToolContract::new(name, description, schema).standalone(standalone);
         registry
-            .declare(contract)
+            .add(contract)
             .map_err(|error| bad(format!("tools[{index}]: {error}")))?;
     }
     Ok(registry)

@@ -10,8 +10,9 @@
 
 use super::params::{Refusal, expression, limits, registry};
 use super::{Answer, INVALID_REQUEST, MAX_RUNS, RpcId, Shared, request_id};
-use ptc_runtime::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure};
-use ptc_runtime::{CancelToken, Content, MediaRef, ToolResult};
+use ptc_runtime::core::MediaRef;
+use ptc_runtime::core::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure};
+use ptc_runtime::{CancelToken, Content, ToolResult};
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,11 +52,11 @@ pub(super) fn start_run(
     let envelope_id = params
         .get("id")
         .and_then(Json::as_str)
-        .map_or_else(ptc_runtime::fresh_id, str::to_owned);
+        .map_or_else(ptc_runtime::core::fresh_id, str::to_owned);
     // The run's clock: the envelope reads none; it is told durations since `started`.
     let started = Instant::now();
     let config = EnvelopeConfig {
-        registry,
+        catalog: registry,
         limits: limits.into(),
         id: envelope_id.into(),
         options: EnvelopeOptions {
@@ -181,7 +182,7 @@ fn feed(
     now: std::time::Duration,
     call: &str,
     answer: Answer,
-) -> Result<(), ptc_runtime::EnvelopeError> {
+) -> Result<(), ptc_runtime::core::EnvelopeError> {
     match answer {
         Answer::Error(message) => envelope.fail(now, call, Failure::Host(message)),
         Answer::Result(Json::Object(object))

@@ -1,6 +1,6 @@
-//! The tokio driver: a thin loop over the sans-IO [`Envelope`] (dialect notes §12).
+//! The tokio driver: a thin loop over the sans-IO [`Envelope`] (spec/reference/tool-calls.md).
 //!
-//! [`Runner::run_program`] starts an [`Envelope`] and answers its events: permission asks
+//! [`Runner::run`] starts an [`Envelope`] and answers its events: permission asks
 //! go to the host's [`PermissionPolicy`] (a policy that answers at once is applied in
 //! launch order), dispatched calls run their handlers (in isolation from the driver, see
 //! [`crate::dispatch::Isolation`]), cancellations cancel the calls' tokens, journal
@@ -30,30 +30,33 @@
 //! - Progress snapshots reach the host's sink in the order the envelope took them.
 //!
 //! Split by seam: this module holds the [`Runner`] and the drive loop; `options` the
-//! per-run [`RunOptions`] and [`fresh_id`]; `held` the calls a run holds (being decided,
+//! per-run [`RunOptions`]; `held` the calls a run holds (being decided,
 //! running); `in_flight` the container of the calls' futures.
 
 mod clock;
 mod held;
 mod in_flight;
 mod options;
+mod source;
 
-pub use options::{InputsError, RunOptions, fresh_id};
+pub use options::{InputsError, RunOptions};
+pub use source::Source;
 
 use crate::cancel::CancelToken;
-use crate::context::{RunData, ToolFilter};
+use crate::context::RunData;
 use crate::dispatch::{self, ChildEnd, Isolation, Launch};
-use crate::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event};
-use crate::journal::JournalStore;
-use crate::outcome::Outcome;
 use crate::policy::{AllowAll, Decision, PermissionPolicy};
-use crate::progress::ProgressSink;
-use crate::script::Script;
 use crate::tool::Registry;
 use futures::FutureExt as _;
 use held::{Calls, Launched};
 use in_flight::InFlight;
-use ptc_vm::{Limits, Program};
+use ptc_core::ToolFilter;
+use ptc_core::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event};
+use ptc_core::journal::JournalStore;
+use ptc_core::outcome::Outcome;
+use ptc_core::progress::ProgressSink;
+use ptc_core::script::Script;
+use ptc_vm::Limits;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -90,7 +93,7 @@ impl std::fmt::Debug for Runner {
 /// dropped before the run settles.
 struct JournalGuard {
     store: Option<Arc<dyn JournalStore>>,
-    running: Option<Box<crate::journal::JournalRecord>>,
+    running: Option<Box<ptc_core::journal::JournalRecord>>,
 }
 
 impl Drop for JournalGuard {
@@ -98,7 +101,7 @@ impl Drop for JournalGuard {
         let (Some(store), Some(record)) = (&self.store, self.running.take()) else {
             return;
         };
-        let record = record.interrupted(crate::journal::INTERRUPTED_BY_DROP);
+        let record = record.interrupted(ptc_core::journal::INTERRUPTED_BY_DROP);
         let mut write = store.write(&record);
         // A store whose write completes at once (the file store) is done here; another
         // finishes on the runtime, when there is one.
@@ -182,9 +185,12 @@ impl Runner {
             |limits| Arc::new(crate::context::tighten(&self.limits, limits)),
         );
         EnvelopeConfig {
-            registry: self.registry.clone(),
+            catalog: Arc::clone(self.registry.catalog()),
             limits,
-            id: options.id.clone().unwrap_or_else(options::fresh_shared_id),
+            id: options
+                .id
+                .clone()
+                .unwrap_or_else(ptc_core::ids::fresh_shared_id),
             clock: Some(clock::shared()),
             options: EnvelopeOptions {
                 // Allowing everything needs no permission round: the calls go straight to
@@ -196,156 +202,140 @@ impl Runner {
         }
     }
 
-    /// Compiles `source` against the runner's roster and budgets, once, for
-    /// [`Runner::run_script`].
+    /// Compiles `source` once against the runner's tools (those `tools` allows, all without
+    /// a filter) and budgets, with `inputs` declared as read-only variables
+    /// (`ptc_core::script`): the one compile entry point. Run the [`Script`] as often as
+    /// wanted, on any thread, with [`Runner::run`] (and a [`RunOptions::tools`] of an equal
+    /// filter).
+    ///
+    /// ```
+    /// use ptc_runtime::{Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult};
+    /// use serde_json::json;
+    /// use std::sync::Arc;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut registry = Registry::new();
+    /// let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+    /// registry.register(
+    ///     ToolContract::new("Weather", "Gives the weather.", schema),
+    ///     |request: ToolRequestCtx| async move {
+    ///         let temp = if request.arguments["city"] == "Rome" { 24 } else { 11 };
+    ///         ToolResult::json(json!({"temp": temp}))
+    ///     },
+    /// )?;
+    /// let runner = Runner::new(Arc::new(registry));
+    /// let script = runner.compile("(plist-get (Weather :city city) :temp)", &["city"], None)?;
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// for (city, temp) in [("Rome", "24"), ("Oslo", "11")] {
+    ///     let options = RunOptions::new().inputs(&json!({"city": city}))?;
+    ///     let outcome = rt.block_on(runner.run(&script, options)).into_result()?;
+    ///     assert_eq!(outcome.text, temp);
+    /// }
+    /// // Assigning an input is a compile error with a code.
+    /// let refused = runner.compile("(setq city \"Paris\")", &["city"], None).unwrap_err();
+    /// assert_eq!(refused.diagnostics[0].code, "E0904");
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
-    /// Every diagnostic, with the source, when the script is rejected.
-    pub fn compile(&self, source: &str) -> Result<Script, ptc_compiler::Diagnostics> {
-        self.compile_with(source, &[], None)
-    }
-
-    /// Compiles `source` with `inputs` declared as read-only variables
-    /// ([`crate::script`]).
-    ///
-    /// # Errors
-    /// As [`Runner::compile`]; a `setq` of an input is E0904.
-    pub fn compile_with_inputs(
-        &self,
-        source: &str,
-        inputs: &[&str],
-    ) -> Result<Script, ptc_compiler::Diagnostics> {
-        self.compile_with(source, inputs, None)
-    }
-
-    /// Compiles `source` with `inputs` for the tools `tools` allows: run it with a
-    /// [`RunOptions::tools`] of an equal filter.
-    ///
-    /// # Errors
-    /// As [`Runner::compile_with_inputs`].
-    pub fn compile_with(
+    /// Every diagnostic, with the source, when the script is rejected; a `setq` of an input
+    /// is E0904.
+    pub fn compile(
         &self,
         source: &str,
         inputs: &[&str],
         tools: Option<&ToolFilter>,
     ) -> Result<Script, ptc_compiler::Diagnostics> {
-        let roster = self.registry.roster_cow(tools);
+        let catalog = self.registry.catalog();
         let clock = Some(clock::shared());
-        match ptc_compiler::compile_with_clock(source, &roster, &self.limits, inputs, clock) {
-            Ok(compiled) => Ok(Script::new(
-                source,
-                compiled,
-                self.registry.fingerprint_for(tools),
-            )),
-            Err(diagnostics) => Err(ptc_compiler::Diagnostics::new(source, diagnostics)),
-        }
+        Script::compile(catalog, source, inputs, tools, &self.limits, clock)
     }
 
     /// The tool listing a run with `options` sees (its tool filter applied).
     #[must_use]
     pub fn listing(&self, options: &RunOptions) -> String {
-        crate::listing::tool_listing_for(&self.registry, options.tools.as_ref())
+        ptc_core::listing::tool_listing_for(self.registry.catalog(), options.tools.as_ref())
     }
 
-    /// Runs a compiled `script` with `options` (its inputs, data, limits, policy, tools).
-    /// A script compiled for other tools than the run's settles at once with kind
-    /// `roster`; inputs that do not fit the declared ones, with kind `input`. The run (and
-    /// its clock) starts when this is called; the future drives it.
-    pub fn run_script(
+    /// Runs `source` — script text, a compiled [`Script`], the model's raw ToolCall
+    /// arguments or a host-compiled program ([`Source`]) — with `options` (its id, inputs,
+    /// data, limits, policy, tools, cancellation, progress): the one run entry point. The
+    /// run (and its clock) starts when this is called, compiling text at once; the future
+    /// drives it and settles with the [`Outcome`] (never an `Err`: every failure is an
+    /// outcome kind).
+    pub fn run<'s>(
         &self,
-        script: &Script,
+        source: impl Into<Source<'s>>,
         options: RunOptions,
     ) -> impl Future<Output = Outcome> + Send + '_ {
-        let config = self.config(&options);
-        let now = clock::now();
-        let envelope = if self.registry.fingerprint_for(options.tools.as_ref()) == script.roster() {
-            let compiled = script.compiled();
-            let mut envelope = Envelope::start(
-                config,
-                compiled.program.clone(),
-                compiled.direct.clone(),
-                script.source(),
-                now,
-            );
-            let empty = serde_json::Map::new();
-            envelope.bind_inputs(script.inputs(), options.inputs.as_ref().unwrap_or(&empty));
-            envelope
-        } else {
-            let message = "The script was compiled for other tools than this run's \
-                           (another registry or tool filter); compile it with this runner";
-            Envelope::refused(config, now, crate::ErrorKind::Roster, message)
-        };
+        let envelope = self.start(source.into(), &options);
         self.drive(envelope, options)
     }
 
-    /// Compiles and runs `script`. Compile diagnostics settle as `script-error` with every
-    /// message (the first diagnostic's kind, code and span are the error kind); nothing
-    /// runs. The keys of [`RunOptions::inputs`], if any, are declared as the inputs.
-    pub async fn run(&self, script: &str, options: RunOptions) -> Outcome {
-        let config = self.config(&options);
+    /// The envelope of `source` under `options`, started now.
+    fn start(&self, source: Source<'_>, options: &RunOptions) -> Envelope {
+        let config = self.config(options);
         let now = clock::now();
-        let envelope = if options.inputs.is_none() && options.tools.is_none() {
-            Envelope::compile(config, script, now)
-        } else {
-            let roster = self.registry.roster_cow(options.tools.as_ref());
-            let names: Vec<&str> = options
-                .inputs
-                .iter()
-                .flat_map(|inputs| inputs.keys().map(String::as_str))
-                .collect();
-            let compiled = ptc_compiler::compile_with_clock(
-                script,
-                &roster,
-                &config.limits,
-                &names,
-                config.clock.clone(),
-            );
-            let inputs = compiled.as_ref().map(|c| c.inputs.clone()).ok();
-            let mut envelope = Envelope::from_compiled(config, compiled, script, now);
-            if let (Some(declared), Some(values)) = (inputs, &options.inputs) {
-                envelope.bind_inputs(&declared, values);
+        match source {
+            Source::Text(script) => self.start_text(config, script, options, now),
+            Source::Script(script) => {
+                let empty = serde_json::Map::new();
+                let inputs = options.inputs.as_ref().unwrap_or(&empty);
+                Envelope::from_script(config, script, options.tools.as_ref(), inputs, now)
             }
-            envelope
-        };
-        self.drive(envelope, options).await
-    }
-
-    /// Runs the model's raw ToolCall argument object, which must be exactly
-    /// `{"expression": "..."}`; any other shape settles as `script-error` (kind
-    /// `arguments`) with a message saying what was expected.
-    pub async fn run_tool_call(
-        &self,
-        arguments: &serde_json::Value,
-        options: RunOptions,
-    ) -> Outcome {
-        match crate::envelope::expression_of(arguments) {
-            Ok(script) => self.run(script, options).await,
-            Err(_) => {
-                let envelope =
-                    Envelope::from_tool_call(self.config(&options), arguments, clock::now());
-                self.drive(envelope, options).await
-            }
+            Source::ToolCall(arguments) => match ptc_core::envelope::expression_of(arguments) {
+                Ok(script) => self.start_text(config, script, options, now),
+                Err(_) => Envelope::from_tool_call(config, arguments, now),
+            },
+            Source::Program {
+                program,
+                direct,
+                text,
+            } => Envelope::start(
+                config,
+                Arc::clone(program),
+                direct.map(str::to_owned),
+                text,
+                now,
+            ),
         }
     }
 
-    /// Runs a compiled `program` (`direct` names the tool when the script is a provably
-    /// direct call); `script` is recorded in the journal. The run (and its clock) starts
-    /// when this is called; the future drives it.
-    pub fn run_program(
+    fn start_text(
         &self,
-        program: Arc<Program>,
-        direct: Option<String>,
+        config: EnvelopeConfig,
         script: &str,
-        options: RunOptions,
-    ) -> impl Future<Output = Outcome> + Send + '_ {
-        let envelope =
-            Envelope::start(self.config(&options), program, direct, script, clock::now());
-        self.drive(envelope, options)
+        options: &RunOptions,
+        now: Duration,
+    ) -> Envelope {
+        if options.inputs.is_none() && options.tools.is_none() {
+            return Envelope::compile(config, script, now);
+        }
+        let roster = self.registry.catalog().roster_cow(options.tools.as_ref());
+        let names: Vec<&str> = options
+            .inputs
+            .iter()
+            .flat_map(|inputs| inputs.keys().map(String::as_str))
+            .collect();
+        let compiled = ptc_compiler::compile_with_clock(
+            script,
+            &roster,
+            &config.limits,
+            &names,
+            config.clock.clone(),
+        );
+        let inputs = compiled.as_ref().map(|c| c.inputs.clone()).ok();
+        let mut envelope = Envelope::from_compiled(config, compiled, script, now);
+        if let (Some(declared), Some(values)) = (inputs, &options.inputs) {
+            envelope.bind_inputs(&declared, values);
+        }
+        envelope
     }
 
     /// Answers `envelope`'s events until it settles. Everything the run holds lives in one
     /// allocation made here; the future itself stays small.
-    pub fn drive(
+    fn drive(
         &self,
         envelope: Envelope,
         options: RunOptions,
@@ -489,11 +479,11 @@ impl Runner {
                 // (`Envelope::pull_dispatches`): no list per batch.
                 let mut ended = 0;
                 while let Some((call, request)) = envelope.next_dispatch() {
-                    let Some(tool) = self.registry.get(&request.tool) else {
+                    let Some(handler) = self.registry.handler(&request.tool) else {
                         continue;
                     };
                     let ctx = calls.dispatching(request, run_data(rare));
-                    match dispatch::launch(&tool.handler, ctx, self.isolation) {
+                    match dispatch::launch(handler, ctx, self.isolation) {
                         // Answered at once: nothing to hold or poll.
                         Launch::Ended(end) => {
                             end_call(envelope, call, end, progress);
@@ -510,6 +500,8 @@ impl Runner {
                     return Next::Ended(ended);
                 }
             }
+            // An event a newer core added: this driver knows none, so it polls again.
+            _ => {}
         }
         Next::Again
     }
@@ -525,7 +517,7 @@ enum Next {
     /// Yield to the executor, then poll again.
     Pause,
     /// Write this record, then acknowledge it.
-    Journal(Box<crate::journal::JournalRecord>),
+    Journal(Box<ptc_core::journal::JournalRecord>),
     /// Wait for a call, a decision, the host's cancellation or the deadline.
     Wait(Option<Duration>),
     /// The run is over.
@@ -630,11 +622,11 @@ impl RunState {
 
     /// Acknowledges a journal record the store took (`written`) or refused; a written
     /// `running` record is kept for [`JournalGuard`].
-    fn journal_written(&mut self, record: Box<crate::journal::JournalRecord>, written: bool) {
+    fn journal_written(&mut self, record: Box<ptc_core::journal::JournalRecord>, written: bool) {
         // Only a run with a journal is asked to write records, and it has a `Rare`.
         if let Some(rare) = self.rare.as_mut() {
             rare.journal.running = (written
-                && record.state == crate::journal::JournalState::Running)
+                && record.state == ptc_core::journal::JournalState::Running)
                 .then_some(record);
         }
         // The envelope asked for this record, so the acknowledgement fits.
@@ -673,19 +665,4 @@ fn report(envelope: &mut Envelope, sink: Option<&Arc<dyn ProgressSink>>) {
             sink.progress(&snapshot);
         }
     }
-}
-
-/// Runs `script` once against `registry` with `limits` and `policy`: the one-call entry for
-/// hosts that need nothing else (no journal, no cancellation, a fresh envelope id).
-pub async fn run(
-    script: &str,
-    registry: Arc<Registry>,
-    limits: Limits,
-    policy: Arc<dyn PermissionPolicy>,
-) -> Outcome {
-    Runner::new(registry)
-        .with_limits(limits)
-        .with_policy(policy)
-        .run(script, RunOptions::default())
-        .await
 }

@@ -1,14 +1,14 @@
-//! Per-run options ([`RunOptions`]) and fresh envelope ids ([`fresh_id`]): what a host
+//! Per-run options ([`RunOptions`]): what a host
 //! may set for one run, read by the driver when it starts the run. The fields are private
 //! (new options never break a host); the driver reads them within this crate.
 
 use crate::cancel::CancelToken;
-use crate::context::{RunData, ToolFilter};
+use crate::context::RunData;
 use crate::policy::PermissionPolicy;
-use crate::progress::ProgressSink;
+use ptc_core::ToolFilter;
+use ptc_core::progress::ProgressSink;
 use ptc_vm::Limits;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Per-run options, built with the methods below (`RunOptions::new().id("toolu_1")...`);
 /// the fields are private so that new options never break a host.
@@ -64,29 +64,71 @@ impl RunOptions {
         self
     }
 
-    /// Receives a [`crate::Progress`] snapshot after every change to the nested calls, and
-    /// a final one when the run settles (see [`crate::progress`]).
+    /// Receives a [`ptc_core::Progress`] snapshot after every change to the nested calls, and
+    /// a final one when the run settles (see `ptc_core::progress`).
+    ///
+    /// ```
+    /// use ptc_runtime::core::{Progress, Status};
+    /// use ptc_runtime::{Registry, RunOptions, Runner, ToolContract};
+    /// use ptc_runtime::{ToolRequestCtx, ToolResult};
+    /// use serde_json::json;
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut registry = Registry::new();
+    /// registry.register(
+    ///     ToolContract::new("Nap", "Sleeps.", json!({"type": "object"})),
+    ///     |_request: ToolRequestCtx| async move {
+    ///         tokio::time::sleep(Duration::from_millis(30)).await;
+    ///         ToolResult::text("rested")
+    ///     },
+    /// )?;
+    /// let runner = Runner::new(Arc::new(registry));
+    /// let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    /// let sink = {
+    ///     let seen = seen.clone();
+    ///     move |snapshot: &Progress| seen.lock().unwrap().push(snapshot.clone())
+    /// };
+    /// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// rt.block_on(runner.run("(list (Nap) (Nap))", RunOptions::new().progress(Arc::new(sink))));
+    /// let seen = seen.lock().unwrap();
+    /// let last = seen.last().unwrap();
+    /// assert!(!last.live);
+    /// let call = &last.calls[1];
+    /// assert_eq!(call.status, Status::Success);
+    /// assert_eq!(call.preview.as_deref(), Some("rested"));
+    /// assert_eq!(call.args.as_deref(), Some("{}"));
+    /// let (start, end) = (call.started_ms.unwrap(), call.finished_ms.unwrap());
+    /// assert!(end >= start + 30, "{start}..{end}");
+    /// assert!(start >= last.calls[0].finished_ms.unwrap());
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
         self.progress = Some(sink);
         self
     }
 
-    /// The values of the script's declared inputs ([`crate::script`]): `inputs` serialises
-    /// to a JSON object whose keys are input names. With [`Runner::run`] the keys declare
-    /// the inputs; with [`Runner::run_script`] they must be names the script declared.
+    /// The values of the script's declared inputs (`ptc_core::script`): `inputs` serialises
+    /// to a JSON object whose keys are input names. Running text, the keys declare the
+    /// inputs; running a compiled [`ptc_core::Script`], they must be names it declared.
     ///
     /// # Errors
     /// [`InputsError`] when `inputs` does not serialise to a JSON object.
     pub fn inputs<T: serde::Serialize + ?Sized>(mut self, inputs: &T) -> Result<Self, InputsError> {
-        match serde_json::to_value(inputs).map_err(|e| InputsError(e.to_string()))? {
+        let value = serde_json::to_value(inputs).map_err(|error| InputsError::NotJson {
+            reason: error.to_string(),
+        })?;
+        match value {
             serde_json::Value::Object(map) => {
                 self.inputs = Some(map);
                 Ok(self)
             }
-            other => Err(InputsError(format!(
-                "inputs must be a JSON object of name: value, not {other}"
-            ))),
+            other => Err(InputsError::NotAnObject {
+                found: other.to_string(),
+            }),
         }
     }
 
@@ -136,92 +178,20 @@ impl RunOptions {
     }
 }
 
-/// Inputs that are not a JSON object of name: value.
+/// Inputs that are not a JSON object of name: value ([`RunOptions::inputs`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct InputsError(pub String);
-
-static NEXT_ENVELOPE: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh envelope id, `ptc-TAG-N`: `TAG` (12 hex digits) is drawn once per process from
-/// its id and start time, `N` counts from 1, so two processes sharing a journal never pick
-/// the same id (and [`crate::FileJournal`] refuses a `running` record a live run owns).
-#[must_use]
-pub fn fresh_id() -> String {
-    let mut id = String::with_capacity(ID_ROOM);
-    push_fresh_id(&mut id);
-    id
-}
-
-/// Room for `ptc-TAG-N` with any `N`: 4 + 12 + 1 + 20 bytes.
-const ID_ROOM: usize = 37;
-
-/// Appends a fresh `ptc-TAG-N` to `out` ([`fresh_id`]), built without the formatting
-/// machinery.
-fn push_fresh_id(out: &mut impl std::fmt::Write) {
-    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let tag = TAG.get_or_init(|| {
-        use std::hash::BuildHasher as _;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos());
-        // RandomState adds the standard library's per-process random keys.
-        let hash =
-            std::collections::hash_map::RandomState::new().hash_one((std::process::id(), nanos));
-        format!("{:012x}", hash & 0xffff_ffff_ffff)
-    });
-    let mut digits = crate::audit::itoa_digits(NEXT_ENVELOPE.fetch_add(1, Ordering::Relaxed));
-    // Writing to a string or a stack buffer with room cannot fail.
-    let _ = out.write_str("ptc-");
-    let _ = out.write_str(tag);
-    let _ = out.write_char('-');
-    let _ = out.write_str(digits.text());
-}
-
-/// [`fresh_id`] as the shared string a run keeps, built on the stack: one allocation.
-pub(crate) fn fresh_shared_id() -> Arc<str> {
-    /// A stack buffer of [`ID_ROOM`] bytes.
-    struct Stack {
-        bytes: [u8; ID_ROOM],
-        len: usize,
-    }
-    impl std::fmt::Write for Stack {
-        fn write_str(&mut self, text: &str) -> std::fmt::Result {
-            let end = self.len + text.len();
-            let room = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-            room.copy_from_slice(text.as_bytes());
-            self.len = end;
-            Ok(())
-        }
-    }
-    let mut stack = Stack {
-        bytes: [0; ID_ROOM],
-        len: 0,
-    };
-    push_fresh_id(&mut stack);
-    let text = stack.bytes.get(..stack.len).unwrap_or_default();
-    Arc::from(std::str::from_utf8(text).unwrap_or_default())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fresh_ids_are_tagged_and_counted() {
-        let (first, second) = (super::fresh_id(), super::fresh_id());
-        let parts = |id: &str| -> (String, u64) {
-            let rest = id.strip_prefix("ptc-").expect("ptc- prefix");
-            let (tag, n) = rest.rsplit_once('-').expect("a counter");
-            assert_eq!(tag.len(), 12, "{id}");
-            assert!(tag.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
-            (tag.to_owned(), n.parse().expect("a decimal counter"))
-        };
-        let ((tag1, n1), (tag2, n2)) = (parts(&first), parts(&second));
-        assert_eq!(tag1, tag2);
-        assert!(n2 > n1, "{first} then {second}");
-        // The shared form is the same id, counted on.
-        let shared = super::fresh_shared_id();
-        let (tag3, n3) = parts(&shared);
-        assert_eq!(tag3, tag1);
-        assert!(n3 > n2, "{second} then {shared}");
-    }
+#[non_exhaustive]
+pub enum InputsError {
+    /// The value did not serialise to JSON.
+    #[error("inputs do not serialise to JSON: {reason}")]
+    NotJson {
+        /// serde_json's reason.
+        reason: String,
+    },
+    /// The value serialised to JSON other than an object.
+    #[error("inputs must be a JSON object of name: value, not {found}")]
+    NotAnObject {
+        /// The JSON it serialised to.
+        found: String,
+    },
 }

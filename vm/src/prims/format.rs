@@ -16,7 +16,7 @@
 //!   so [`print::fixed`] and [`print::scientific`] append the zeros past a double's exact
 //!   expansion).
 //!
-//! Guards (dialect notes §8.3): every digit run (field number, width, precision) larger than
+//! Guards (spec/reference/budgets.md): every digit run (field number, width, precision) larger than
 //! `limits.value_bytes` is refused before anything is built (kind `value`, "'format': field
 //! size exceeds the guest value byte budget"), and the output is checked against the value
 //! budget as it grows, so a run of wide fields cannot allocate past it.

@@ -1,7 +1,7 @@
 //! The closed table of pure primitives.
 //!
 //! [`PRIMITIVES`] is the single, hand-audited literal that decides which pure operations a
-//! guest may call: the original's 80 names (dialect notes §7) and the Emacs functions models
+//! guest may call: the original's 80 names (spec/reference/primitives.md) and the Emacs functions models
 //! write that issue 18 added (each pure and audited), nothing derived from anything
 //! open-ended. Each entry gives the name, the Emacs-style signature the reference
 //! prints, the arity the machine checks before the primitive runs, and the function.

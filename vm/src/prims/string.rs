@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// table, so the name is charged to the retained budget and capped here as well.
 pub const MAX_GENSYM_PREFIX: usize = 256;
 
-/// Longest `string-to-number` input, in bytes (dialect notes §8.2).
+/// Longest `string-to-number` input, in bytes (spec/reference/budgets.md).
 pub const MAX_NUMBER_TEXT: usize = 2048;
 
 /// Emacs's `split-string-default-separators`, passed explicitly as the original does.
