@@ -439,6 +439,8 @@ fn run(
     // process ends here, without dropping the runner, its registry, the outcome or the
     // runtime (whose blocking pool may hold a handler thread stuck in a blocking call that the
     // run abandoned: it is not waited for), nor unwinding the CLI thread.
+    // Spans and metrics go out first (feature `otel`): a one-shot run exports before it ends.
+    ptc_cli::otel::flush();
     std::process::exit(i32::from(!outcome.is_completed()))
 }
 

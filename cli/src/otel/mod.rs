@@ -156,6 +156,7 @@ mod enabled {
         let layer = Layer::and_then(spans, recorder).with_filter(
             tracing_subscriber::filter::Targets::new().with_target("ptc", tracing::Level::INFO),
         );
+        let _ = PROVIDERS.set((tracer_provider.clone(), meter_provider.clone()));
         Some((
             Exporting {
                 traces: tracer_provider,
@@ -166,6 +167,26 @@ mod enabled {
     }
 
     static HOOK: std::sync::OnceLock<Hook> = std::sync::OnceLock::new();
+    static PROVIDERS: std::sync::OnceLock<(Option<SdkTracerProvider>, Option<SdkMeterProvider>)> =
+        std::sync::OnceLock::new();
+
+    /// Exports every finished span and the metrics so far, now (before a
+    /// `std::process::exit`, which runs no destructor).
+    pub fn flush() {
+        let Some((traces, metrics)) = PROVIDERS.get() else {
+            return;
+        };
+        if let Some(traces) = traces
+            && let Err(error) = traces.force_flush()
+        {
+            crate::log_line!("ptc: OpenTelemetry trace export failed: {error}");
+        }
+        if let Some(metrics) = metrics
+            && let Err(error) = metrics.force_flush()
+        {
+            crate::log_line!("ptc: OpenTelemetry metric export failed: {error}");
+        }
+    }
 
     /// The installed hook, when traces are exported (`ptc serve`'s `traceparent`).
     pub fn hook() -> Option<&'static Hook> {
@@ -185,12 +206,16 @@ mod enabled {
 }
 
 #[cfg(feature = "otel")]
-pub use enabled::{Exporting, Hook, hook, init, layer};
+pub use enabled::{Exporting, Hook, flush, hook, init, layer};
 
 /// Without the feature nothing is ever exported.
 #[cfg(not(feature = "otel"))]
 #[derive(Debug)]
 pub struct Exporting;
+
+/// Without the feature: nothing to flush.
+#[cfg(not(feature = "otel"))]
+pub fn flush() {}
 
 /// Without the feature: installs nothing.
 #[cfg(not(feature = "otel"))]
