@@ -213,6 +213,12 @@ pub use enabled::{Exporting, Hook, flush, hook, init, layer};
 #[derive(Debug)]
 pub struct Exporting;
 
+/// Without the feature there is nothing to flush when the guard goes.
+#[cfg(not(feature = "otel"))]
+impl Drop for Exporting {
+    fn drop(&mut self) {}
+}
+
 /// Without the feature: nothing to flush.
 #[cfg(not(feature = "otel"))]
 pub fn flush() {}
