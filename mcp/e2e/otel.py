@@ -10,8 +10,9 @@ with `_meta.traceparent` of a client span; the upstream is an SDK server
 (mcp/e2e/otel_upstream.py) recording the `_meta.traceparent` it receives. Checked: the
 span tree client span -> `tools/call ToolCall` (server) -> `ptc.tool_call` -> one
 `execute_tool {tool}` per nested call -> the upstream's traceparent, whose parent id is that
-call's span; the GenAI attribute names; the metric names; and a one-shot `ptc run` that
-exports its span and a budget exhaustion before it exits.
+call's span; the GenAI attribute names; the metric names; `ptc serve`'s `traceparent` on
+`run` and on `tool/call`; and a one-shot `ptc run` that exports its span and a budget
+exhaustion before it exits.
 
 Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 """
@@ -267,6 +268,32 @@ def main() -> int:
         time.sleep(0.5)
         assert len(received.spans) == before and not received.spans_of("ptc-off-e2e"), "exported while off"
 
+    def serve() -> None:
+        serve_trace, serve_parent = secrets.token_hex(16), secrets.token_hex(8)
+        tool = {"name": "Weather", "description": "Weather.", "inputSchema": {"type": "object"}}
+        proc = subprocess.Popen([args.ptc, "serve"], env={**env, "OTEL_SERVICE_NAME": "ptc-serve-e2e"},
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdin and proc.stdout
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "run", "params": {
+            "expression": '(Weather :city "Oslo")', "tools": [tool],
+            "traceparent": f"00-{serve_trace}-{serve_parent}-01"}}) + "\n")
+        proc.stdin.flush()
+        call = json.loads(proc.stdout.readline())
+        assert call["method"] == "tool/call", call
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": call["id"], "result": {"temp": 11}}) + "\n")
+        proc.stdin.flush()
+        done = json.loads(proc.stdout.readline())
+        assert done["result"]["outcome"] == "completed", done
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        names = by_name(received.spans_of("ptc-serve-e2e"))
+        (run,) = names["ptc.tool_call"]
+        assert run.trace_id.hex() == serve_trace and run.parent_span_id.hex() == serve_parent, run
+        (span,) = names["execute_tool Weather"]
+        assert span.parent_span_id == run.span_id, span
+        assert call["params"]["traceparent"] == f"00-{serve_trace}-{span.span_id.hex()}-01", call
+
+    check("ptc serve: run traceparent -> ptc.tool_call -> execute_tool -> tool/call traceparent", serve)
     check("ptc run: one-shot export before exit (span, budget metric)", one_shot)
     check("nothing is exported without OTEL_* variables or with OTEL_SDK_DISABLED", off_without_variables)
     server.shutdown()

@@ -167,6 +167,29 @@ mod enabled {
     }
 
     static HOOK: std::sync::OnceLock<Hook> = std::sync::OnceLock::new();
+
+    /// Runs `f` with the remote W3C context as the current OpenTelemetry context, so a span
+    /// it opens with no current `tracing` span (the run's) is that context's child; without
+    /// exporting (or with no or a malformed `traceparent`) just runs `f`.
+    pub fn with_remote_parent<T>(
+        traceparent: Option<&str>,
+        tracestate: Option<&str>,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        match (HOOK.get(), traceparent) {
+            (Some(_), Some(traceparent)) => {
+                let _attached = Hook::extract(traceparent, tracestate).attach();
+                f()
+            }
+            _ => f(),
+        }
+    }
+
+    /// The W3C context of nested call `call`'s open `execute_tool` span, when exporting.
+    pub fn context_of_call(call: &str) -> Option<(String, Option<String>)> {
+        use ptc_mcp::propagation::TraceContext as _;
+        HOOK.get()?.of_call(call)
+    }
     static PROVIDERS: std::sync::OnceLock<(Option<SdkTracerProvider>, Option<SdkMeterProvider>)> =
         std::sync::OnceLock::new();
 
@@ -206,7 +229,7 @@ mod enabled {
 }
 
 #[cfg(feature = "otel")]
-pub use enabled::{Exporting, Hook, flush, hook, init, layer};
+pub use enabled::{Exporting, Hook, context_of_call, flush, hook, init, layer, with_remote_parent};
 
 /// Without the feature nothing is ever exported.
 #[cfg(not(feature = "otel"))]
@@ -217,6 +240,19 @@ pub struct Exporting;
 #[cfg(not(feature = "otel"))]
 impl Drop for Exporting {
     fn drop(&mut self) {}
+}
+
+/// Without the feature: runs `f`.
+#[cfg(not(feature = "otel"))]
+pub fn with_remote_parent<T>(_: Option<&str>, _: Option<&str>, f: impl FnOnce() -> T) -> T {
+    f()
+}
+
+/// Without the feature: no span, no context.
+#[cfg(not(feature = "otel"))]
+#[must_use]
+pub fn context_of_call(_: &str) -> Option<(String, Option<String>)> {
+    None
 }
 
 /// Without the feature: nothing to flush.

@@ -198,15 +198,22 @@ impl Hook {
     }
 }
 
-impl ptc_mcp::propagation::TraceContext for Hook {
-    fn set_parent(&self, span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+impl Hook {
+    /// The OpenTelemetry context of a W3C `traceparent` / `tracestate` (empty when
+    /// malformed).
+    pub fn extract(traceparent: &str, tracestate: Option<&str>) -> opentelemetry::Context {
         let mut carrier = HashMap::new();
         carrier.insert("traceparent".to_owned(), traceparent.to_owned());
         if let Some(tracestate) = tracestate {
             carrier.insert("tracestate".to_owned(), tracestate.to_owned());
         }
-        let cx = TraceContextPropagator::new().extract(&carrier);
-        let _ = span.set_parent(cx);
+        TraceContextPropagator::new().extract(&carrier)
+    }
+}
+
+impl ptc_mcp::propagation::TraceContext for Hook {
+    fn set_parent(&self, span: &tracing::Span, traceparent: &str, tracestate: Option<&str>) {
+        let _ = span.set_parent(Hook::extract(traceparent, tracestate));
     }
 
     fn of_call(&self, call_id: &str) -> Option<(String, Option<String>)> {
