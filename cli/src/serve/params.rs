@@ -155,3 +155,38 @@ pub(super) struct TraceContext {
     pub(super) traceparent: String,
     pub(super) tracestate: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{TraceContext, trace_context};
+    use serde_json::json;
+
+    const TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
+
+    #[test]
+    fn a_run_takes_only_a_well_formed_w3c_traceparent() {
+        assert_eq!(trace_context(&json!({})), Ok(None));
+        let good = format!("00-{TRACE}-b7ad6b7169203331-01");
+        assert_eq!(
+            trace_context(&json!({"traceparent": good, "tracestate": "a=1"})),
+            Ok(Some(TraceContext {
+                traceparent: good.clone(),
+                tracestate: Some("a=1".into())
+            }))
+        );
+        for bad in [
+            json!(7),
+            json!(format!("01-{TRACE}-b7ad6b7169203331-01")),
+            json!(format!("00-{TRACE}-0000000000000000-01")),
+            json!("00-00000000000000000000000000000000-b7ad6b7169203331-01"),
+            json!(format!("00-{}-b7ad6b7169203331-01", TRACE.to_uppercase())),
+            json!(format!("00-{TRACE}-b7ad6b7169203331")),
+            json!(format!("00-{TRACE}-b7ad6b7169203331-01-x")),
+        ] {
+            let refused = trace_context(&json!({ "traceparent": bad }));
+            assert!(matches!(refused, Err((-32602, _))), "{bad}: {refused:?}");
+        }
+        let long = "a".repeat(513);
+        assert!(trace_context(&json!({"traceparent": good, "tracestate": long})).is_err());
+    }
+}
