@@ -160,7 +160,10 @@ where
                     .add(1, &[KeyValue::new("ptc.budget.kind", kind.to_owned())]);
             }
         } else {
-            if let (Some(call), Ok(mut calls)) = (&seen.call_id, self.calls.lock()) {
+            // Only this span's entry: two runs with one host-given id may overlap.
+            if let (Some(call), Ok(mut calls)) = (&seen.call_id, self.calls.lock())
+                && calls.get(call) == Some(&id)
+            {
                 calls.remove(call);
             }
             if let Some(tool) = seen.tool {
