@@ -18,7 +18,8 @@
 //! Instruction counts: `valgrind --tool=callgrind --toggle-collect='*measure_compile*'
 //! target/release/deps/compile_cost-HASH --callgrind 1000`.
 
-use ptc_compiler::{Roster, compile, read_script};
+use ptc_compiler::internals::read_script;
+use ptc_compiler::{Roster, compile};
 use ptc_runtime::{
     Isolation, Registry, RunOptions, Runner, ToolContract, ToolRequestCtx, ToolResult,
 };

@@ -3,7 +3,8 @@
 //! bytes of script text per second.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ptc_compiler::{Roster, compile, read_script};
+use ptc_compiler::internals::read_script;
+use ptc_compiler::{Roster, compile};
 use ptc_vm::Limits;
 use std::hint::black_box;
 

@@ -5,7 +5,8 @@
 //! pipeline. Target: at most 5 µs added.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use ptc_compiler::{compile, definitions, direct, preflight, reader};
+use ptc_compiler::compile;
+use ptc_compiler::internals::{definitions, direct, preflight, reader};
 use ptc_vm::Limits;
 use std::hint::black_box;
 
@@ -42,6 +43,8 @@ fn preflight_args(c: &mut Criterion) {
                             direct.as_ref(),
                             &limits,
                             interner,
+                            None,
+                            preflight::Keep::Nothing,
                         )
                         .is_ok(),
                     )

@@ -20,7 +20,8 @@
 #[path = "../benches/preflight_args/setup.rs"]
 mod setup;
 
-use ptc_compiler::{Roster, definitions, direct, preflight, reader};
+use ptc_compiler::Roster;
+use ptc_compiler::internals::{definitions, direct, preflight, reader};
 use ptc_vm::{Interner, Limits};
 use std::hint::black_box;
 use std::time::Instant;
@@ -67,6 +68,8 @@ fn preflight_args_measure(
             prepared.direct.as_ref(),
             limits,
             interner,
+            None,
+            preflight::Keep::Nothing,
         )
         .is_ok();
         accepted += usize::from(black_box(ok));

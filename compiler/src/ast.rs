@@ -15,7 +15,6 @@
 //! - Reader sugar is already desugared: `'x` is `(quote x)`, `` `x `` is `(\` x)`, `,x` is
 //!   `(, x)`, `,@x` is `(,@ x)`, with the operator symbols of [`ptc_vm::symbol::well_known`].
 
-use crate::list_pool;
 use num_bigint::BigInt;
 use ptc_vm::symbol::Symbol;
 use ptc_vm::{Span, Value};
@@ -56,27 +55,6 @@ pub enum SexpKind {
     /// reader splices). Data only: quoted, backquoted or macro-built; a dotted form in an
     /// evaluated position is a compile error ("Improper list in script").
     Dotted(Vec<Sexp>, Box<Sexp>),
-}
-
-/// A copy draws its lists' buffers from [`crate::list_pool`] (macro expansion copies forms
-/// often), so it costs no allocation when the pool has buffers.
-impl Clone for SexpKind {
-    fn clone(&self) -> Self {
-        match self {
-            SexpKind::Nil => SexpKind::Nil,
-            SexpKind::T => SexpKind::T,
-            SexpKind::Int(n) => SexpKind::Int(*n),
-            SexpKind::Big(n) => SexpKind::Big(Arc::clone(n)),
-            SexpKind::Float(f) => SexpKind::Float(*f),
-            SexpKind::Str(s) => SexpKind::Str(Arc::clone(s)),
-            SexpKind::Sym(s) => SexpKind::Sym(*s),
-            SexpKind::List(items) => SexpKind::List(list_pool::clone_list(items)),
-            SexpKind::Vector(items) => SexpKind::Vector(list_pool::clone_list(items)),
-            SexpKind::Dotted(items, tail) => {
-                SexpKind::Dotted(list_pool::clone_list(items), tail.clone())
-            }
-        }
-    }
 }
 
 impl Sexp {

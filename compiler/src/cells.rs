@@ -24,8 +24,8 @@
 //! [`MAX_DEPTH`] levels, below the reader's own depth limit.
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::Builder;
 use crate::tables::name_of;
-use crate::transform::Builder;
 use ptc_vm::{Interner, Span, Symbol};
 
 /// Deepest form the rewrite looks into (the reader refuses deeper scripts long before).

@@ -34,9 +34,9 @@
 //! | E0281 | script    | `'cl-loop': expects %s after ‘%s’` |
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, is_variable, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
-use crate::transform::{Builder, is_variable, shape};
 use ptc_vm::ErrorKind;
 
 /// The catch tag of `cl-loop`'s and `cl-dolist`'s implicit nil block.

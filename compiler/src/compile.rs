@@ -18,6 +18,7 @@
 //! (E0030, kind `input`), never a usage error.
 
 use crate::ast::Sexp;
+use crate::deadline::Deadline;
 use crate::definitions::{self, DefinitionKind};
 use crate::diagnostic::Diagnostic;
 use crate::direct;
@@ -30,7 +31,6 @@ use crate::reader;
 use crate::roster::Roster;
 use ptc_vm::{Clock, ErrorKind, Interner, Limits, Program, Span, Symbol};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The E0030 message (kind `input`).
 pub const NOT_UTF8_MESSAGE: &str = "Script is not valid UTF-8";
@@ -53,72 +53,6 @@ pub fn decode_script(bytes: &[u8]) -> Result<&str, Diagnostic> {
             ),
         )
     })
-}
-
-/// The `seconds` budget of one compilation, counted from its start on the host's
-/// [`Clock`]. Without a clock it never expires: the compiler reads no clock of its own.
-#[derive(Debug, Clone)]
-pub struct Deadline {
-    /// The clock reading at which the budget is spent.
-    at: Option<Duration>,
-    seconds: f64,
-    clock: Option<Arc<dyn Clock>>,
-}
-
-impl Deadline {
-    /// `limits.seconds` from now by `clock` (`None`: no deadline).
-    #[must_use]
-    pub fn new(limits: &Limits, clock: Option<Arc<dyn Clock>>) -> Self {
-        let at = match (&clock, ptc_vm::clock::budget(limits.seconds)) {
-            (Some(clock), Some(budget)) => clock.elapsed().checked_add(budget),
-            _ => None,
-        };
-        Deadline {
-            at,
-            seconds: limits.seconds.unwrap_or_default(),
-            clock,
-        }
-    }
-
-    /// Whether the budget is spent.
-    #[must_use]
-    pub fn expired(&self) -> bool {
-        match (&self.clock, self.at) {
-            (Some(clock), Some(at)) => clock.elapsed() >= at,
-            _ => false,
-        }
-    }
-
-    /// The host's clock, which the machines running macro bodies are given.
-    #[must_use]
-    pub fn clock(&self) -> Option<Arc<dyn Clock>> {
-        self.clock.clone()
-    }
-
-    /// E0031 at `span`.
-    #[must_use]
-    pub fn diagnostic(&self, span: Span) -> Diagnostic {
-        Diagnostic::new(
-            "E0031",
-            ErrorKind::Time,
-            format!(
-                "Script exceeded its time budget of {} seconds while compiling",
-                self.seconds
-            ),
-            span,
-        )
-    }
-
-    /// `Err(E0031)` once the budget is spent.
-    ///
-    /// # Errors
-    /// When expired.
-    pub fn check(&self, span: Span) -> Result<(), Vec<Diagnostic>> {
-        if self.expired() {
-            return Err(vec![self.diagnostic(span)]);
-        }
-        Ok(())
-    }
 }
 
 /// A macro expander that checks the deadline before every expansion and reports a macro
@@ -228,13 +162,14 @@ pub fn compile_with_clock(
     deadline.check(span)?;
     // Preflight's expansions of conveniences and backquote templates are handed to the
     // expansion below, which then does not make them again.
-    let made = preflight::preflight_keeping(
+    let made = preflight::preflight(
         &definitions,
         roster,
         direct_call.as_ref(),
         limits,
         &mut interner,
-        &deadline,
+        Some(&deadline),
+        preflight::Keep::Expansions,
     )?;
     deadline.check(span)?;
     let mut macros = VmMacros::new(&definitions.items, limits, &effective.tools);
@@ -298,13 +233,14 @@ pub fn compile_with_clock(
                 .collect(),
             body: body.clone(),
         };
-        preflight::preflight_until(
+        preflight::preflight(
             &expanded,
             roster,
             direct_call.as_ref(),
             limits,
             &mut interner,
-            &deadline,
+            Some(&deadline),
+            preflight::Keep::Nothing,
         )?;
         deadline.check(span)?;
     }
@@ -376,13 +312,14 @@ mod tests {
         let forms = reader::read(source, &limits, &mut interner).expect("reads");
         let mut definitions = definitions::collect(forms, &roster, &interner).expect("collects");
         let deadline = super::Deadline::new(&limits, None);
-        let made = preflight::preflight_keeping(
+        let made = preflight::preflight(
             &definitions,
             &roster,
             None,
             &limits,
             &mut interner,
-            &deadline,
+            Some(&deadline),
+            preflight::Keep::Expansions,
         )
         .expect("passes preflight");
         let kept = made.len();

@@ -21,9 +21,9 @@
 //! | E0291 | script | `'NAME': nesting exceeds %d levels` (a body too deep to rewrite) |
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, is_variable, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
-use crate::transform::{Builder, is_variable, shape};
 use ptc_vm::Symbol;
 
 /// The names this module expands.

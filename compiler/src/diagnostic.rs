@@ -106,11 +106,10 @@ impl Diagnostics {
         self.diagnostics.first()
     }
 
-    /// The caret text (source excerpts with carets under each span), as `ptc check`
-    /// prints it; `name` labels the source (a file name, or `expression`).
+    /// The source the diagnostics point into.
     #[must_use]
-    pub fn render(&self, name: &str) -> String {
-        crate::render::render(&self.source, name, &self.diagnostics)
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     /// How many there are.

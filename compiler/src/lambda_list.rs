@@ -20,7 +20,7 @@
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
-use crate::tables::prin1;
+use crate::sexp_print::prin1;
 use ptc_vm::{ErrorKind, Interner, Symbol};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;

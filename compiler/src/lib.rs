@@ -35,8 +35,13 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Without the `internals` feature the entry points only the tests, fuzz targets and benches
+// call are unused; every build that enables it (the workspace's clippy run does) lints them.
+#![cfg_attr(not(feature = "internals"), allow(dead_code))]
 
+pub mod codes;
 mod compile;
+mod deadline;
 pub mod diagnostic;
 pub mod inputs;
 mod macros;
@@ -44,37 +49,10 @@ pub mod render;
 pub mod roster;
 pub mod tables;
 
-#[doc(hidden)]
-pub mod ast;
-#[doc(hidden)]
-pub mod definitions;
-#[doc(hidden)]
-pub mod direct;
-#[doc(hidden)]
-pub mod expand;
-#[doc(hidden)]
-pub mod lambda_list;
-#[doc(hidden)]
-pub mod lexer;
 mod list_pool;
-#[doc(hidden)]
-pub mod lower;
-#[doc(hidden)]
-pub mod parser;
-#[cfg(test)]
-mod parser_chumsky;
-#[doc(hidden)]
-pub mod preflight;
-#[doc(hidden)]
-pub mod preflight_args;
-#[doc(hidden)]
-pub mod reader;
 mod scratch;
-#[doc(hidden)]
-pub mod sexp_print;
-#[doc(hidden)]
-pub mod sugar;
 
+mod builders;
 mod cells;
 mod cl_loop;
 mod control;
@@ -82,29 +60,25 @@ mod pcase;
 mod places;
 mod rx;
 mod seq_forms;
-#[doc(hidden)]
-pub mod suggest;
-#[doc(hidden)]
-pub mod token;
-#[doc(hidden)]
-pub mod transform;
 
-/// The front end's internals — not API: for the compiler's tests, fuzz targets and
-/// benches only (see the crate docs).
+/// The front end's internals — not API, and the only public path to them
+/// (`src/internals.rs`): public with the `internals` feature only, for the compiler's own
+/// tests, the fuzz targets and the benches. Inside the crate they are `crate::NAME`.
+#[cfg(feature = "internals")]
 #[doc(hidden)]
-pub mod internals {
-    pub use crate::reader::{read, read_script};
-    pub use crate::{
-        ast, definitions, direct, expand, lambda_list, lexer, lower, parser, preflight,
-        preflight_args, reader, sexp_print, sugar, suggest, token, transform,
-    };
-}
+pub mod internals;
+#[cfg(not(feature = "internals"))]
+mod internals;
+#[allow(unused_imports)]
+pub(crate) use internals::{
+    ast, definitions, direct, expand, lambda_list, lexer, lower, parser, preflight, preflight_args,
+    reader, sexp_print, sugar, suggest, token, transform,
+};
 
 pub use compile::{
-    Compiled, Deadline, NOT_UTF8_MESSAGE, check, compile, compile_with_clock, compile_with_inputs,
+    Compiled, NOT_UTF8_MESSAGE, check, compile, compile_with_clock, compile_with_inputs,
     decode_script,
 };
+pub use deadline::Deadline;
 pub use diagnostic::{Diagnostic, Diagnostics};
-#[doc(hidden)]
-pub use reader::{read, read_script};
 pub use roster::{Allowed, ArgContract, ArgSpec, JsonType, Roster, RosterTool};

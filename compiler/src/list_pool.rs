@@ -106,6 +106,25 @@ fn recycle_at(mut items: Vec<Sexp>, depth: usize) {
 }
 
 /// How many buffers this thread's pool holds (for tests).
+/// A copy of a datum draws its lists' buffers from this pool (macro expansion copies forms
+/// often), so it costs no allocation when the pool has buffers.
+impl Clone for SexpKind {
+    fn clone(&self) -> Self {
+        match self {
+            SexpKind::Nil => SexpKind::Nil,
+            SexpKind::T => SexpKind::T,
+            SexpKind::Int(n) => SexpKind::Int(*n),
+            SexpKind::Big(n) => SexpKind::Big(std::sync::Arc::clone(n)),
+            SexpKind::Float(f) => SexpKind::Float(*f),
+            SexpKind::Str(s) => SexpKind::Str(std::sync::Arc::clone(s)),
+            SexpKind::Sym(s) => SexpKind::Sym(*s),
+            SexpKind::List(items) => SexpKind::List(clone_list(items)),
+            SexpKind::Vector(items) => SexpKind::Vector(clone_list(items)),
+            SexpKind::Dotted(items, tail) => SexpKind::Dotted(clone_list(items), tail.clone()),
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn retained() -> usize {
     POOL.with(|pool| pool.borrow().len())

@@ -16,7 +16,7 @@
 //!   table, one per distinct run-time symbol.
 
 use crate::ast::{Sexp, SexpKind};
-use crate::compile::Deadline;
+use crate::deadline::Deadline;
 use crate::definitions::{Definition, DefinitionKind};
 use crate::diagnostic::Diagnostic;
 use crate::expand::{Expansion, MacroExpander, expanded_depth_limit};
@@ -172,9 +172,7 @@ impl<'a> VmMacros<'a> {
         self.fuel_left = self.fuel_left.saturating_sub(machine.stats().fuel_used);
         let value = match outcome {
             Step::Done(value) => value,
-            Step::Error(error)
-                if error.message() == "Guest closures cannot cross a tool or result boundary" =>
-            {
+            Step::Error(error) if error.cause() == Some(ptc_vm::Cause::ClosureAtBoundary) => {
                 return Err(Diagnostic::new(
                     "E0244",
                     ErrorKind::Script,

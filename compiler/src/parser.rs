@@ -29,8 +29,8 @@
 //!   grammar this parser replaced, whose messages and spans the diagnostics tests pin).
 
 use crate::ast::{Sexp, SexpKind};
+use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::reader::codes;
 use crate::scratch::{self, slots};
 use crate::token::Token;
 use crate::{lexer, list_pool};
@@ -389,4 +389,8 @@ fn dotted_list(mut items: Vec<Sexp>, tail: Option<Sexp>, span: Span) -> Sexp {
 }
 
 #[cfg(test)]
+#[path = "parser/chumsky_oracle.rs"]
+mod chumsky_oracle;
+#[cfg(test)]
+#[path = "parser/differential.rs"]
 mod differential;

@@ -38,9 +38,9 @@
 //! `pcase-exhaustive` with no matching clause signals `(error "No clause matching ‘%S’")`.
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, is_variable, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
-use crate::transform::{Builder, is_variable, shape};
 use ptc_vm::Symbol;
 
 /// The names this module expands.

@@ -32,9 +32,9 @@
 //! | E0296 | script | `'NAME': PLACE must be a variable name or a supported place, not %S` |
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, is_variable, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
-use crate::transform::{Builder, is_variable, shape};
 
 /// The names this module expands (besides `push`, `pop` and the `incf` family on places).
 pub(crate) const NAMES: [&str; 4] = ["setf", "cl-callf", "cl-callf2", "cl-pushnew"];

@@ -69,74 +69,53 @@ fn regexp_arguments(primitive: &str) -> &'static [usize] {
     }
 }
 
-/// Runs preflight over `definitions`.
+/// What a preflight hands back besides its verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Only the verdict.
+    Nothing,
+    /// The transformer expansions it made to check conveniences and backquote templates of
+    /// the definitions (not of other expansions), for
+    /// [`crate::expand::Expansion::with_expansions`]: the compile pipeline's mode.
+    Expansions,
+}
+
+/// Runs preflight over `definitions`: the one entry point.
 ///
 /// `roster` is the full roster; `direct` the script's direct call, if it is one
 /// ([`crate::direct::classify`]): only a direct script may name a standalone-only tool.
+/// Under `deadline` (when given) the clock is checked before each literal regexp is
+/// compiled; once it has run out, the walk reports E0031 (kind `time`) instead of
+/// compiling further regexps. With [`Keep::Expansions`] the expansions it made come back
+/// (empty with [`Keep::Nothing`]).
 ///
 /// # Errors
-/// Every diagnostic found (see the module table).
+/// Every diagnostic found (see the module table), plus E0031.
 pub fn preflight(
     definitions: &Definitions,
     roster: &Roster,
     direct: Option<&DirectCall>,
     limits: &Limits,
     interner: &mut Interner,
-) -> Result<(), Vec<Diagnostic>> {
-    let unlimited = Limits {
-        seconds: None,
-        ..*limits
-    };
-    preflight_until(
-        definitions,
-        roster,
-        direct,
-        limits,
-        interner,
-        &crate::compile::Deadline::new(&unlimited, None),
-    )
-}
-
-/// [`preflight`] under `deadline`: before each literal regexp is compiled the clock is
-/// checked; once it has run out, the walk reports E0031 (kind `time`) instead of
-/// compiling further regexps.
-///
-/// # Errors
-/// As [`preflight`], plus E0031.
-pub fn preflight_until(
-    definitions: &Definitions,
-    roster: &Roster,
-    direct: Option<&DirectCall>,
-    limits: &Limits,
-    interner: &mut Interner,
-    deadline: &crate::compile::Deadline,
-) -> Result<(), Vec<Diagnostic>> {
-    run(
-        definitions,
-        roster,
-        direct,
-        limits,
-        interner,
-        deadline,
-        None,
-    )
-    .map(drop)
-}
-
-/// [`preflight_until`], also handing back the transformer expansions it made to check
-/// conveniences and backquote templates of `definitions` (not of other expansions), for
-/// [`crate::expand::Expansion::with_expansions`].
-///
-/// # Errors
-/// As [`preflight_until`].
-pub(crate) fn preflight_keeping(
-    definitions: &Definitions,
-    roster: &Roster,
-    direct: Option<&DirectCall>,
-    limits: &Limits,
-    interner: &mut Interner,
-    deadline: &crate::compile::Deadline,
+    deadline: Option<&crate::deadline::Deadline>,
+    keep: Keep,
 ) -> Result<Expansions, Vec<Diagnostic>> {
+    let unlimited;
+    let deadline = match deadline {
+        Some(deadline) => deadline,
+        None => {
+            let no_clock = Limits {
+                seconds: None,
+                ..*limits
+            };
+            unlimited = crate::deadline::Deadline::new(&no_clock, None);
+            &unlimited
+        }
+    };
+    let made = match keep {
+        Keep::Nothing => None,
+        Keep::Expansions => Some(crate::expand::spare_expansions()),
+    };
     run(
         definitions,
         roster,
@@ -144,7 +123,7 @@ pub(crate) fn preflight_keeping(
         limits,
         interner,
         deadline,
-        Some(crate::expand::spare_expansions()),
+        made,
     )
     .map(Option::unwrap_or_default)
 }
@@ -155,7 +134,7 @@ fn run(
     direct: Option<&DirectCall>,
     limits: &Limits,
     interner: &mut Interner,
-    deadline: &crate::compile::Deadline,
+    deadline: &crate::deadline::Deadline,
     made: Option<Expansions>,
 ) -> Result<Option<Expansions>, Vec<Diagnostic>> {
     let mut walk = Walk {
@@ -249,7 +228,7 @@ struct Walk<'a> {
     made: Option<Expansions>,
     /// Whether the walk is inside an expansion (whose forms are dropped after the walk).
     in_expansion: bool,
-    deadline: &'a crate::compile::Deadline,
+    deadline: &'a crate::deadline::Deadline,
     /// Set once E0031 was reported: no further regexp is compiled.
     out_of_time: bool,
     definitions: &'a Definitions,

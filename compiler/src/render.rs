@@ -145,3 +145,12 @@ pub fn render(source: &str, name: &str, diagnostics: &[Diagnostic]) -> String {
     }
     String::from_utf8_lossy(&out).into_owned()
 }
+
+impl crate::diagnostic::Diagnostics {
+    /// The caret text (source excerpts with carets under each span), as `ptc check`
+    /// prints it; `name` labels the source (a file name, or `expression`).
+    #[must_use]
+    pub fn render(&self, name: &str) -> String {
+        render(self.source(), name, &self.diagnostics)
+    }
+}

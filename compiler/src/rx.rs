@@ -11,9 +11,9 @@
 //! | E0298 | script | `'rx': the regexp exceeds %d bytes` |
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
-use crate::transform::{Builder, shape};
 
 /// Longest regexp `rx` builds.
 pub(crate) const MAX_RX_BYTES: usize = 4096;

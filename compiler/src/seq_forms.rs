@@ -18,9 +18,9 @@
 //! TYPE argument of `seq-mapcat` are refused with the usage (E0265).
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::name_of;
-use crate::transform::{Builder, shape};
 
 /// The names this module expands.
 pub(crate) const NAMES: [&str; 6] = [

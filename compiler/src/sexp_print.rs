@@ -135,3 +135,9 @@ pub fn forms_to_string(forms: &[Sexp], names: &dyn SymbolNames) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// `datum` printed as `prin1` would (the `%S` of the original's messages).
+#[must_use]
+pub fn prin1(datum: &Sexp, interner: &ptc_vm::Interner) -> String {
+    ptc_vm::print::to_string(&datum.to_value(), ptc_vm::print::Style::Prin1, interner)
+}

@@ -22,9 +22,9 @@
 //! | E0266 | script | `'seq-let': the variables must be a list of variable names, not %S` |
 
 use crate::ast::{Sexp, SexpKind};
+use crate::builders::{Builder, is_variable, shape};
 use crate::diagnostic::Diagnostic;
 use crate::tables::{name_of, prin1};
-use crate::transform::{Builder, is_variable, shape};
 
 /// The transformer of [`crate::tables::TRANSFORMERS`] named `name` that this module
 /// expands (every one after the original six).

@@ -10,7 +10,8 @@
 
 use crate::ast::Sexp;
 use ptc_vm::Interner;
-use ptc_vm::print::{self, Style};
+
+pub use crate::sexp_print::prin1;
 
 /// The 17 special forms, in the reference's order (`condition-case` is issue 18's).
 pub const SPECIAL_FORMS: [&str; 17] = [
@@ -231,12 +232,6 @@ pub fn operator_name<'a>(form: &Sexp, interner: &'a Interner) -> Option<&'a str>
         return None;
     }
     interner.name(symbol)
-}
-
-/// `datum` printed as `prin1` would (the `%S` of the original's messages).
-#[must_use]
-pub fn prin1(datum: &Sexp, interner: &Interner) -> String {
-    print::to_string(&datum.to_value(), Style::Prin1, interner)
 }
 
 #[cfg(test)]

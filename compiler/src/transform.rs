@@ -42,7 +42,6 @@
 
 use crate::ast::{Sexp, SexpKind};
 use crate::diagnostic::Diagnostic;
-use crate::list_pool;
 use crate::tables::{name_of, prin1};
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
 
@@ -331,43 +330,9 @@ fn too_big(transformer: Transformer, span: Span) -> Diagnostic {
 /// A loop's VAR, its LIST or COUNT and its optional RESULT form.
 type LoopParts<'f> = (&'f Sexp, &'f Sexp, Option<&'f Sexp>);
 
-pub(crate) struct Builder<'a> {
-    pub(crate) span: Span,
-    pub(crate) interner: &'a mut Interner,
-}
-
-pub(crate) fn shape(code: &'static str, message: String, span: Span) -> Diagnostic {
-    Diagnostic::new(code, ErrorKind::Script, message, span)
-}
-
-/// Whether `datum` is a plain variable name: a symbol that is not a keyword (nil and t
-/// are never symbols).
-pub(crate) fn is_variable(datum: &Sexp) -> bool {
-    datum.as_symbol().is_some_and(|s| !s.is_keyword())
-}
+use crate::builders::{Builder, is_variable, shape};
 
 impl Builder<'_> {
-    pub(crate) fn sym(&mut self, name: &str) -> Sexp {
-        Sexp::new(SexpKind::Sym(self.interner.intern(name)), self.span)
-    }
-
-    pub(crate) fn list(&self, items: Vec<Sexp>) -> Sexp {
-        if items.is_empty() {
-            return Sexp::new(SexpKind::Nil, self.span);
-        }
-        Sexp::new(SexpKind::List(items), self.span)
-    }
-
-    pub(crate) fn call(&mut self, operator: &str, args: impl IntoIterator<Item = Sexp>) -> Sexp {
-        let args = args.into_iter();
-        // Room for the operator and every argument the iterator promises: a pooled buffer
-        // or one allocation.
-        let mut items = list_pool::take(1 + args.size_hint().0);
-        items.push(self.sym(operator));
-        items.extend(args);
-        self.list(items)
-    }
-
     /// `when`/`unless` of `front` (the operator and CONDITION, when present) and `body`
     /// (the forms after them).
     fn conditional(
@@ -681,10 +646,6 @@ impl Builder<'_> {
             return Ok(only);
         }
         Ok(self.call("append", segments))
-    }
-
-    pub(crate) fn quote(&mut self, datum: &Sexp) -> Sexp {
-        self.call("quote", [datum.clone()])
     }
 }
 

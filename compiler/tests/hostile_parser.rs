@@ -279,8 +279,8 @@ fn h66_many_nested_lets_compile_and_run() {
 /// splice `(,@ a)`.
 #[test]
 fn fuzz_lex_parse_unquote_of_an_at_symbol_round_trips() {
-    use ptc_compiler::read_script;
-    use ptc_compiler::sexp_print::forms_to_string;
+    use ptc_compiler::internals::read_script;
+    use ptc_compiler::internals::sexp_print::forms_to_string;
     let (forms, interner) = read_script("`(x , @a)", &limits()).expect("reads");
     let printed = forms_to_string(&forms, &interner);
     let (again, _) = read_script(&printed, &limits()).expect("reads back");

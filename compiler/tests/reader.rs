@@ -1,8 +1,8 @@
 //! Reader behaviour: what each syntax reads as, and every rejection's kind, code and message.
 
-use ptc_compiler::ast::{Sexp, SexpKind};
-use ptc_compiler::reader::{MAX_DEPTH, read};
-use ptc_compiler::sexp_print::forms_to_string;
+use ptc_compiler::internals::ast::{Sexp, SexpKind};
+use ptc_compiler::internals::reader::{MAX_DEPTH, read};
+use ptc_compiler::internals::sexp_print::forms_to_string;
 use ptc_vm::{ErrorKind, Interner, Limits, Span};
 
 /// The forms of `source` printed back, one per line.

@@ -3,7 +3,7 @@
 //! Each snapshot holds the script and the rendered diagnostics exactly as `ptc check` will
 //! print them. Review changes with `cargo insta review`.
 
-use ptc_compiler::reader::read;
+use ptc_compiler::internals::reader::read;
 use ptc_compiler::render::render;
 use ptc_vm::{Interner, Limits};
 

@@ -4,9 +4,9 @@
 
 use num_bigint::BigInt;
 use proptest::prelude::*;
-use ptc_compiler::ast::{Sexp, SexpKind};
-use ptc_compiler::reader::read;
-use ptc_compiler::sexp_print::forms_to_string;
+use ptc_compiler::internals::ast::{Sexp, SexpKind};
+use ptc_compiler::internals::reader::read;
+use ptc_compiler::internals::sexp_print::forms_to_string;
 use ptc_vm::{Interner, Limits, Span};
 use std::sync::Arc;
 

@@ -2,8 +2,8 @@
 
 mod static_support;
 
-use ptc_compiler::definitions::{self, DefinitionKind, Definitions};
 use ptc_compiler::diagnostic::Diagnostic;
+use ptc_compiler::internals::definitions::{self, DefinitionKind, Definitions};
 use ptc_compiler::roster::Roster;
 use ptc_vm::{ErrorKind, Interner};
 use static_support::{read, show};

@@ -2,7 +2,7 @@
 
 mod static_support;
 
-use ptc_compiler::direct::{self, DirectCall};
+use ptc_compiler::internals::direct::{self, DirectCall};
 use ptc_compiler::roster::Roster;
 use ptc_vm::Interner;
 use static_support::read;

@@ -2,7 +2,7 @@
 
 mod static_support;
 
-use ptc_compiler::lambda_list::{self, LambdaList};
+use ptc_compiler::internals::lambda_list::{self, LambdaList};
 use ptc_vm::{ErrorKind, Interner};
 use static_support::read_one;
 

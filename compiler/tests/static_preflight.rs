@@ -3,7 +3,7 @@
 
 mod static_support;
 
-use ptc_compiler::preflight::{STANDALONE_MESSAGE, UNKNOWN_TAIL};
+use ptc_compiler::internals::preflight::{STANDALONE_MESSAGE, UNKNOWN_TAIL};
 use ptc_compiler::roster::Roster;
 use ptc_vm::{ErrorKind, Interner, Limits};
 use static_support::{check, messages};
@@ -150,16 +150,18 @@ fn suggestion_ranking_follows_the_candidate_order() {
 fn unquote_outside_backquote() {
     let mut interner = Interner::new();
     let form = static_support::read_raw("(list (COMMA x) (SPLICE y))", &mut interner);
-    let definitions = ptc_compiler::definitions::Definitions {
+    let definitions = ptc_compiler::internals::definitions::Definitions {
         items: Vec::new(),
         body: vec![form],
     };
-    let all = ptc_compiler::preflight::preflight(
+    let all = ptc_compiler::internals::preflight::preflight(
         &definitions,
         &roster(),
         None,
         &Limits::default(),
         &mut interner,
+        None,
+        ptc_compiler::internals::preflight::Keep::Nothing,
     )
     .unwrap_err();
     let got: Vec<_> = all

@@ -2,10 +2,10 @@
 
 mod static_support;
 
-use ptc_compiler::ast::Sexp;
 use ptc_compiler::diagnostic::Diagnostic;
+use ptc_compiler::internals::ast::Sexp;
+use ptc_compiler::internals::transform::{self, Transformer, count_nodes};
 use ptc_compiler::tables::prin1;
-use ptc_compiler::transform::{self, Transformer, count_nodes};
 use ptc_vm::{ErrorKind, Interner, Limits};
 use static_support::{read_one, read_raw};
 

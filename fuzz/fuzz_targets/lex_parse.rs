@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptc_compiler::read_script;
-use ptc_compiler::sexp_print::forms_to_string;
+use ptc_compiler::internals::read_script;
+use ptc_compiler::internals::sexp_print::forms_to_string;
 
 fuzz_target!(|data: &[u8]| {
     ptc_fuzz::set_input(data);

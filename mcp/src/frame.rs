@@ -20,7 +20,7 @@
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
@@ -327,13 +327,15 @@ impl<R: AsyncRead + Unpin, W> BoundedLines<R, W> {
 }
 
 /// The error answer that fails request `id` because its answer could not be decoded.
+/// `None` only when `id` is not a JSON-RPC id (a string or an integer), which names no
+/// request of ours.
 fn undecodable(id: Json, why: &str) -> Option<RxJsonRpcMessage<RoleClient>> {
-    serde_json::from_value(json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": -32603, "message": format!("the server's answer could not be read: {why}")}
-    }))
-    .ok()
+    let id: rmcp::model::RequestId = serde_json::from_value(id).ok()?;
+    let message = format!("the server's answer could not be read: {why}");
+    Some(rmcp::model::JsonRpcMessage::error(
+        rmcp::ErrorData::internal_error(message, None),
+        Some(id),
+    ))
 }
 
 impl<R, W> Transport<RoleClient> for BoundedLines<R, W>
@@ -410,6 +412,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn scan(text: &str) -> IdScanner {
         let mut s = IdScanner::new();

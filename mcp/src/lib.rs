@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod auth;
+pub mod checked_http;
 pub mod client_credentials;
 pub mod config;
 pub mod credentials;

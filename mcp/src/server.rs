@@ -27,8 +27,9 @@ use ptc_runtime::{
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
-    ElicitationAction, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerConfig, Tool,
+    ElicitationAction, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -79,33 +80,38 @@ impl PtcServer {
         let destructive = !read_only && hint(|a| a.destructive_hint, true).iter().any(|b| *b);
         let open_world = hint(|a| a.open_world_hint, true).iter().any(|b| *b);
         let idempotent = hint(|a| a.idempotent_hint, false).iter().all(|b| *b);
-        let tool_call = json!({
-            "name": listing::TOOL_NAME,
-            "description": listing::DESCRIPTION,
-            "inputSchema": {"type": "object",
-                            "properties": {"expression": {"type": "string"}},
-                            "required": ["expression"]},
-            "annotations": {"readOnlyHint": read_only, "destructiveHint": destructive,
-                            "idempotentHint": idempotent, "openWorldHint": open_world}
-        });
-        let tool_search = json!({
-            "name": SEARCH_TOOL,
-            "description": search::DESCRIPTION,
-            "inputSchema": search::input_schema(),
-            "annotations": {"readOnlyHint": true, "destructiveHint": false,
-                            "idempotentHint": true, "openWorldHint": false}
-        });
-        [tool_call, tool_search]
-            .into_iter()
-            .filter_map(|t| serde_json::from_value(t).ok())
-            .collect()
+        let tool_call = Tool::new(
+            listing::TOOL_NAME,
+            listing::DESCRIPTION,
+            schema_object(listing::input_schema()),
+        )
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(read_only)
+                .destructive(destructive)
+                .idempotent(idempotent)
+                .open_world(open_world),
+        );
+        let tool_search = Tool::new(
+            SEARCH_TOOL,
+            search::DESCRIPTION,
+            schema_object(search::input_schema()),
+        )
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        );
+        vec![tool_call, tool_search]
     }
 
     async fn tool_call(
         &self,
         arguments: &Json,
         context: &RequestContext<RoleServer>,
-        progress_token: Option<Json>,
+        progress_token: Option<ProgressToken>,
     ) -> CallToolResult {
         let roster = self.gateway.roster();
         let limits = *self.gateway.limits();
@@ -179,12 +185,18 @@ impl PtcServer {
             "calls": outcome.calls,
             "stats": outcome.stats,
         });
-        serde_json::from_value(json!({
-            "content": [{"type": "text", "text": outcome.text_with_notes()}],
-            "structuredContent": structured,
-            "isError": !outcome.is_completed(),
-        }))
-        .unwrap_or_else(|e| text_result(&format!("Error: result not encodable: {e}"), true))
+        let mut result = text_result(&outcome.text_with_notes(), !outcome.is_completed());
+        result.structured_content = Some(structured);
+        result
+    }
+}
+
+/// One of ptc's own input schemas (object literals by construction; a test checks both
+/// tools) as rmcp holds it.
+fn schema_object(schema: Json) -> Arc<rmcp::model::JsonObject> {
+    match schema {
+        Json::Object(map) => Arc::new(map),
+        _ => Arc::default(),
     }
 }
 
@@ -201,7 +213,7 @@ fn text_result(text: &str, is_error: bool) -> CallToolResult {
 /// and the forwarding task, which ends once the sink is dropped and everything is sent.
 fn progress_sink(
     peer: Peer<RoleServer>,
-    token: Json,
+    token: ProgressToken,
 ) -> (
     Arc<dyn ptc_runtime::core::ProgressSink>,
     tokio::task::JoinHandle<()>,
@@ -214,11 +226,12 @@ fn progress_sink(
                 continue;
             }
             last = Some((done, total));
-            let param = json!({"progressToken": token, "progress": done, "total": total,
-                               "message": message});
-            if let Ok(param) = serde_json::from_value::<ProgressNotificationParam>(param)
-                && peer.notify_progress(param).await.is_err()
-            {
+            // Call counts: far below 2^53, exact as f64.
+            #[allow(clippy::cast_precision_loss)]
+            let param = ProgressNotificationParam::new(token.clone(), done as f64)
+                .with_total(total as f64)
+                .with_message(message);
+            if peer.notify_progress(param).await.is_err() {
                 break;
             }
         }
@@ -347,13 +360,14 @@ fn is_hidden(c: char) -> bool {
 impl ServerHandler for PtcServer {
     fn get_info(&self) -> ServerConfig {
         let roster = self.gateway.roster();
-        serde_json::from_value(json!({
-            "protocolVersion": ProtocolVersion::V_2025_11_25,
-            "capabilities": {"tools": {"listChanged": true}},
-            "serverInfo": {"name": "ptc", "version": env!("CARGO_PKG_VERSION")},
-            "instructions": PtcServer::instructions(&roster),
-        }))
-        .unwrap_or_default()
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .with_server_info(Implementation::new("ptc", env!("CARGO_PKG_VERSION")))
+            .with_instructions(PtcServer::instructions(&roster))
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -377,9 +391,9 @@ impl ServerHandler for PtcServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = PtcServer::tools(&self.gateway.roster());
-        serde_json::from_value(json!({ "tools": tools }))
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+        Ok(ListToolsResult::with_all_items(PtcServer::tools(
+            &self.gateway.roster(),
+        )))
     }
 
     async fn call_tool(
@@ -392,8 +406,7 @@ impl ServerHandler for PtcServer {
             .meta
             .as_ref()
             .and_then(|m| m.get_progress_token())
-            .or_else(|| context.meta.get_progress_token())
-            .and_then(|t| serde_json::to_value(t).ok());
+            .or_else(|| context.meta.get_progress_token());
         match &*request.name {
             listing::TOOL_NAME => {
                 // The MCP conventions' server span; its parent is the request's
@@ -443,12 +456,8 @@ impl ServerHandler for PtcServer {
                 let Ok((text, structured)) = searched else {
                     return Ok(text_result("Error: ToolSearch failed", true).into());
                 };
-                let result = serde_json::from_value(json!({
-                    "content": [{"type": "text", "text": text}],
-                    "structuredContent": structured,
-                    "isError": false,
-                }))
-                .unwrap_or_else(|_| text_result(&text, false));
+                let mut result = text_result(&text, false);
+                result.structured_content = Some(structured);
                 Ok(result.into())
             }
             other => Err(ErrorData::invalid_params(
@@ -477,5 +486,24 @@ mod tests {
             message.contains("9611 more characters not shown"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn the_two_tools_are_built_whole() {
+        let tools = PtcServer::tools(&Roster::default());
+        let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+        assert_eq!(names, [listing::TOOL_NAME, SEARCH_TOOL]);
+        for tool in &tools {
+            let properties = tool
+                .input_schema
+                .get("properties")
+                .and_then(Json::as_object);
+            assert!(properties.is_some_and(|p| !p.is_empty()), "{tool:?}");
+            assert!(tool.annotations.is_some(), "{tool:?}");
+        }
+        let search = &tools[1];
+        let hints = search.annotations.as_ref().unwrap();
+        assert_eq!(hints.read_only_hint, Some(true));
+        assert_eq!(hints.open_world_hint, Some(false));
     }
 }

@@ -21,6 +21,7 @@
 //! - A nested call whose future is dropped (timeout, cancellation, a sibling's denial) sends
 //!   `notifications/cancelled` upstream (rmcp's cancel-on-drop requests).
 
+use crate::checked_http::CheckedClient;
 use crate::client_credentials::{TokenClient, TokenSource};
 use crate::config::{CaFile, ServerConfig, Transport};
 use crate::frame::BoundedLines;
@@ -268,7 +269,7 @@ pub async fn connect(
                 // Exchange now, so a refusal says so instead of failing initialize.
                 source.token().await?;
                 let transport = StreamableHttpClientTransport::with_client(
-                    TokenClient::new(client.clone(), source),
+                    CheckedClient::new(TokenClient::new(client.clone(), source)),
                     config,
                 );
                 return match connect_transport(&server.name, transport, changed, within).await {
@@ -278,16 +279,23 @@ pub async fn connect(
                     other => other.map_err(|error| explain_http_refusal(error, true)),
                 };
             }
-            // Without a CA file, rmcp's own client (same-origin redirects only).
+            // Without a CA file, a client like rmcp's own (same-origin redirects only);
+            // either way every answer is checked ([`CheckedClient`]).
             let (transport, client) = match ca {
                 None => (
-                    StreamableHttpClientTransport::from_config(config),
+                    StreamableHttpClientTransport::with_client(
+                        CheckedClient::new(same_origin_client()?),
+                        config,
+                    ),
                     default_client()?,
                 ),
                 Some(ca) => {
                     let client = client_for(ca)?;
                     (
-                        StreamableHttpClientTransport::with_client(client.clone(), config),
+                        StreamableHttpClientTransport::with_client(
+                            CheckedClient::new(client.clone()),
+                            config,
+                        ),
                         client,
                     )
                 }
@@ -301,6 +309,30 @@ pub async fn connect(
             }
         }
     }
+}
+
+/// rmcp's default upstream client, rebuilt (its constructor is private): no idle pooling
+/// (a reused connection stalled on delayed ACKs) and redirects followed only to the same
+/// origin, at most ten.
+fn same_origin_client() -> Result<reqwest::Client, String> {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt.previous().first().is_some_and(|first| {
+            let next = attempt.url();
+            first.scheme() == next.scheme()
+                && first.host_str() == next.host_str()
+                && first.port_or_known_default() == next.port_or_known_default()
+        });
+        if attempt.previous().len() > 10 || !same_origin {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(policy)
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
 }
 
 /// An HTTP client like rmcp's default one (rustls with the system's roots), to probe with.

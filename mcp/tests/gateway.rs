@@ -301,7 +301,7 @@ async fn the_client_sees_two_tools_and_the_listing_in_instructions() {
     assert_eq!(names, ["ToolCall", "ToolSearch"]);
     assert_eq!(
         serde_json::to_value(&*tools[0].input_schema).unwrap(),
-        json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]})
+        ptc_runtime::core::listing::input_schema()
     );
     assert_eq!(
         tools[0].description.as_deref(),

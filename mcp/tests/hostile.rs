@@ -3,6 +3,7 @@
 //! storms, and HTTP requests that break the transport's rules. Each must fail promptly and
 //! boundedly, with the real reason, and leave the rest of the gateway working.
 
+use futures::StreamExt as _;
 use ptc_mcp::{Config, Gateway, HttpLimits, PtcServer, upstream};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientConfig, ListToolsResult, PaginatedRequestParams,
@@ -371,6 +372,102 @@ async fn undecodable_answers_fail_their_call_at_once_with_the_reason() {
     // The connection is still good.
     let result = tool_call(&client, r#"(raw.bad :kind "ok")"#).await;
     assert_eq!(result["structuredContent"], json!({"ok": true}), "{result}");
+}
+
+/// A raw streamable-HTTP MCP server (no SDK): JSON answers to `initialize` and
+/// `tools/list`, 202 to notifications, 405 to the GET stream, and to a `tools/call` of its
+/// `bad` tool an SSE stream whose one message frame is `bad_answer(kind, id)`, then held
+/// open for a minute: rmcp alone drops such a frame and the call would wait.
+async fn raw_http_upstream() -> std::net::SocketAddr {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse as _;
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(|body: String| async move {
+            let message: Json = serde_json::from_str(&body).unwrap_or_default();
+            let id = message["id"].clone();
+            let json_answer = |result: Json| {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string(),
+                )
+                    .into_response()
+            };
+            match message["method"].as_str() {
+                Some("initialize") => json_answer(json!({
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "raw-http", "version": "1"}})),
+                Some("tools/list") => json_answer(json!({"tools": [
+                    {"name": "bad", "inputSchema": {"type": "object",
+                     "properties": {"kind": {"type": "string"}}}}]})),
+                Some("tools/call") => {
+                    let kind = message["params"]["arguments"]["kind"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_owned();
+                    let frame = format!("data: {}\n\n", bad_answer(&kind, &message["id"]));
+                    let stream =
+                        futures::stream::once(
+                            async move { Ok::<_, std::convert::Infallible>(frame) },
+                        )
+                        .chain(futures::stream::once(async {
+                            tokio::time::sleep(Duration::from_secs(60)).await;
+                            Ok(String::new())
+                        }));
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        axum::body::Body::from_stream(stream),
+                    )
+                        .into_response()
+                }
+                _ => StatusCode::ACCEPTED.into_response(),
+            }
+        })
+        .get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+#[tokio::test]
+async fn undecodable_answers_from_an_http_upstream_fail_their_call_at_once() {
+    let addr = raw_http_upstream().await;
+    let text = json!({"mcpServers": {"raw": {"url": format!("http://{addr}/mcp")}},
+                      "ptc": {"startupTimeoutMs": 5000, "toolTimeoutMs": 30000}});
+    let config = Config::parse("test.json", &text.to_string()).unwrap();
+    let gateway = Gateway::start(&config).await;
+    assert!(
+        gateway.roster().entry("raw.bad").is_some(),
+        "{:?}",
+        gateway.roster().skipped
+    );
+    let client = client(&gateway, Client::default()).await;
+    for (kind, reason) in [
+        ("inf", "number out of range"),
+        ("bigint", "number out of range"),
+        ("nan", "expected value"),
+        ("deep", "recursion limit"),
+    ] {
+        let started = Instant::now();
+        let result = tool_call(&client, &format!(r#"(raw.bad :kind "{kind}")"#)).await;
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert_eq!(result["isError"], json!(true), "{kind}: {result}");
+        assert!(
+            text.contains("could not be read") && text.contains(reason),
+            "{kind}: {text}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{kind}: {:?}",
+            started.elapsed()
+        );
+    }
+    gateway.shutdown().await;
 }
 
 /// Sends raw HTTP/1.1 `request` and returns the status line ("" when the server closed).

@@ -2,11 +2,12 @@
 static pipeline's `Diagnostic` and `CompileError`.
 
 An `Outcome` is the runtime's own settlement, decoded from the one JSON object that
-`ptc run --format json` prints; `Outcome.to_json()` gives that object back unchanged.
+`ptc run --format json` prints; `Outcome.to_json()` gives that object back (the same data, as compact JSON).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import json
@@ -50,24 +51,64 @@ class OutcomeError(TypedDict):
     message: str
 
 
-class _AuditCallKeys(TypedDict):
-    id: str
-    order: int
-    tool: str
-    status: CallStatus
+class AuditCall(Dict[str, Any]):
+    """One nested call in `Outcome.calls` (the runtime's audit record), read by attribute:
+    `id`, `order`, `tool`, `status` always; `args` (None when omitted, with
+    `args_omitted`), `batch`, `preview`, `media`, `notes` when present.
 
+    It is also the record's dict (`call["status"]` reads the same, and it compares equal to
+    the JSON object `ptc run --format json` prints), so code written against the plain
+    records keeps working."""
 
-class AuditCall(_AuditCallKeys, total=False):
-    """One nested call in `Outcome.calls` (the runtime's audit record): `id`, `order`,
-    `tool`, `status` always; `args` (None when omitted, with `args_omitted`), `batch`,
-    `preview`, `media`, `notes` when present."""
+    @property
+    def id(self) -> str:
+        """`ENVELOPE/N`."""
+        return cast(str, self["id"])
 
-    args: Optional[Dict[str, Any]]
-    args_omitted: bool
-    batch: int
-    preview: str
-    media: List[Dict[str, Any]]
-    notes: List[str]
+    @property
+    def order(self) -> int:
+        """N, the call's place in dispatch order (from 1)."""
+        return cast(int, self["order"])
+
+    @property
+    def tool(self) -> str:
+        """The tool's name."""
+        return cast(str, self["tool"])
+
+    @property
+    def status(self) -> CallStatus:
+        """Where the call ended (or stands)."""
+        return cast(CallStatus, self["status"])
+
+    @property
+    def args(self) -> Optional[Dict[str, Any]]:
+        """The validated arguments; None when the audit bound omitted them."""
+        return cast(Optional[Dict[str, Any]], self.get("args"))
+
+    @property
+    def args_omitted(self) -> bool:
+        """Whether the audit bound omitted the arguments."""
+        return bool(self.get("args_omitted", False))
+
+    @property
+    def batch(self) -> Optional[int]:
+        """The `parallel` batch the call belonged to, if any."""
+        return cast(Optional[int], self.get("batch"))
+
+    @property
+    def preview(self) -> Optional[str]:
+        """The bounded preview of the result."""
+        return cast(Optional[str], self.get("preview"))
+
+    @property
+    def media(self) -> List[Dict[str, Any]]:
+        """Media references the result carried."""
+        return cast(List[Dict[str, Any]], self.get("media", []))
+
+    @property
+    def notes(self) -> List[str]:
+        """The tool's context notes."""
+        return cast(List[str], self.get("notes", []))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,7 +147,7 @@ class Outcome:
     `text` is what the model sees; `value` the final value as Python data by the JSON
     mapping (None unless completed); `error` the typed error {kind, message} (None when
     completed); `direct` the tool's name when the script was one direct call; `calls` the
-    audit (one dict per nested call, in dispatch order); `notes` the children's context
+    audit (one `AuditCall` per nested call, in dispatch order); `notes` the children's context
     notes; `stats` the counters {fuel_used, tool_calls, elapsed_ms}.
     """
 
@@ -119,12 +160,16 @@ class Outcome:
     calls: List[AuditCall]
     notes: List[str]
     stats: Dict[str, int]
-    _json: str = dataclasses.field(repr=False, compare=False, default="")
+    _data: Dict[str, Any] = dataclasses.field(repr=False, compare=False, default_factory=dict)
 
     @classmethod
     def from_json(cls, text: str) -> "Outcome":
-        """Decodes the runtime's JSON object."""
-        data = json.loads(text)
+        """Decodes the runtime's JSON object (as `ptc run --format json` prints it)."""
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Outcome":
+        """The outcome of the runtime's object, already decoded."""
         return cls(
             id=data["id"],
             outcome=cast(OutcomeKind, data["outcome"]),
@@ -132,10 +177,10 @@ class Outcome:
             value=data["value"],
             error=data["error"],
             direct=data["direct"],
-            calls=data["calls"],
+            calls=[AuditCall(call) for call in data["calls"]],
             notes=data["notes"],
             stats=data["stats"],
-            _json=text,
+            _data=data,
         )
 
     @property
@@ -164,12 +209,12 @@ class Outcome:
         return "\n".join(lines)
 
     def to_json(self) -> str:
-        """The JSON object of `ptc run --format json`, as text."""
-        return self._json
+        """The JSON object of `ptc run --format json`, as compact text."""
+        return json.dumps(self._data, ensure_ascii=False, separators=(",", ":"))
 
     def to_dict(self) -> Dict[str, Any]:
-        """The same object as Python data."""
-        data: Dict[str, Any] = json.loads(self._json)
+        """The same object as Python data (a copy)."""
+        data: Dict[str, Any] = copy.deepcopy(self._data)
         return data
 
 

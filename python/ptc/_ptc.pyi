@@ -1,6 +1,8 @@
-"""Type stubs of the native module `ptc._ptc` (JSON text across the boundary)."""
+"""Type stubs of the native module `ptc._ptc`: rosters, limits and answers go in as JSON
+text; events, outcomes, diagnostics and descriptions come out as Python data, built
+natively."""
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __version__: str
 
@@ -8,16 +10,18 @@ class SessionError(Exception):
     """A host misused a run (unknown or repeated call id, answer after cancel or settlement)."""
 
 class CompileFailed(Exception):
-    """A script did not compile: args are (diagnostics_json, outcome_json)."""
+    """A script did not compile: args are (diagnostics, outcome): a list of diagnostic dicts
+    and the outcome dict."""
 
 class Run:
-    def step(self) -> Tuple[str, str]:
-        """(kind, json): permission | dispatch | cancel | pause | waiting | settled."""
+    def step(self) -> Tuple[str, Any]:
+        """(kind, payload): permission | dispatch (a list of call dicts), cancel (a list of
+        ids), pause (None), waiting (seconds or None), settled (the outcome dict)."""
     def step_inline(
         self,
         handler: Callable[[str, Dict[str, Any]], Optional[Tuple[bool, Any]]],
         encode: Callable[[str, Any], str],
-    ) -> Tuple[str, str]:
+    ) -> Tuple[str, Any]:
         """As `step`; a lone dispatched call is answered on this thread by
         `handler(name, arguments)`: `(True, answer_text)`, `(False, plain_result)` (converted
         natively, else by `encode(name, result)`), or None to leave it to the host."""
@@ -41,9 +45,9 @@ class Program:
 class Engine:
     def __init__(self, tools: str, limits: Optional[str] = None) -> None: ...
     def compile(self, expression: str, id: Optional[str] = None) -> Program: ...
-    def describe(self) -> str: ...
-    def check(self, expression: str) -> str: ...
+    def describe(self) -> Dict[str, Any]: ...
+    def check(self, expression: str) -> List[Dict[str, Any]]: ...
 
-def describe(tools: str) -> str: ...
-def check(expression: str, tools: str, limits: Optional[str] = None) -> str: ...
-def default_limits() -> str: ...
+def describe(tools: str) -> Dict[str, Any]: ...
+def check(expression: str, tools: str, limits: Optional[str] = None) -> List[Dict[str, Any]]: ...
+def default_limits() -> Dict[str, Any]: ...

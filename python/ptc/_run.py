@@ -51,7 +51,7 @@ Limits = Mapping[str, Union[int, float, str, None]]
 #: A permission policy: gets the call, answers None/True (allow), False or a reason (deny).
 Policy = Callable[[Call], Union[None, bool, str, Awaitable[Union[None, bool, str]]]]
 
-_DEFAULTS = json.loads(_ptc.default_limits())
+_DEFAULTS: Dict[str, Any] = _ptc.default_limits()
 #: The longest the synchronous driver blocks at once while it waits for handlers.
 _WAIT_SLICE = 0.1
 
@@ -203,15 +203,15 @@ class Run:
         while True:
             kind, payload = self._native.step()
             if kind == "settled":
-                self.outcome = Outcome.from_json(payload)
+                self.outcome = Outcome.from_dict(payload)
                 return Settled(self.outcome)
             if kind == "permission":
                 return Calls(_calls(payload))
             if kind == "dispatch":
-                answers = {c["id"]: self._results.pop(c["id"]) for c in json.loads(payload)}
+                answers = {c["id"]: self._results.pop(c["id"]) for c in payload}
                 _feed(self._native, answers, late_ok=False)
             elif kind == "cancel":
-                for id in json.loads(payload):
+                for id in payload:
                     self._results.pop(id, None)
             elif kind == "waiting":
                 return Calls(())
@@ -243,8 +243,8 @@ class Run:
         self._native.cancel()
 
 
-def _calls(payload: str) -> Tuple[Call, ...]:
-    return tuple(Call(c["id"], c["name"], c["arguments"]) for c in json.loads(payload))
+def _calls(payload: List[Dict[str, Any]]) -> Tuple[Call, ...]:
+    return tuple(Call(c["id"], c["name"], c["arguments"]) for c in payload)
 
 
 class Program:
@@ -289,9 +289,12 @@ def _compile_native(
     try:
         return _ptc.Program(expression, _tools_json(roster), _limits_json(limits), id)
     except _ptc.CompileFailed as failure:
-        diagnostics_json, outcome_json = failure.args
-        diagnostics = [Diagnostic.from_dict(d) for d in json.loads(diagnostics_json)]
-        raise CompileError(diagnostics, Outcome.from_json(outcome_json)) from None
+        raise _compile_error(failure) from None
+
+
+def _compile_error(failure: BaseException) -> CompileError:
+    diagnostics, outcome = failure.args
+    return CompileError([Diagnostic.from_dict(d) for d in diagnostics], Outcome.from_dict(outcome))
 
 
 def compile(expression: str, tools: Tools, *, limits: Optional[Limits] = None) -> Program:
@@ -381,17 +384,19 @@ class Engine:
 
     def compile(self, expression: str) -> Program:
         """The compiled program of `expression` (cached). Raises `CompileError`."""
+        return self._compile(expression, None)
+
+    def _compile(self, expression: str, id: Optional[str]) -> Program:
+        # `id` names the envelope of the refused outcome when the script does not compile.
         with self._lock:
             program = self._programs.get(expression)
             if program is not None:
                 self._programs.move_to_end(expression)
                 return program
         try:
-            native = self._native.compile(expression, None)
+            native = self._native.compile(expression, id)
         except _ptc.CompileFailed as failure:
-            diagnostics_json, outcome_json = failure.args
-            diagnostics = [Diagnostic.from_dict(d) for d in json.loads(diagnostics_json)]
-            raise CompileError(diagnostics, Outcome.from_json(outcome_json)) from None
+            raise _compile_error(failure) from None
         program = Program(native, self.tools, self._limits)
         if self._cache:
             with self._lock:
@@ -402,16 +407,10 @@ class Engine:
 
     def _prepare(self, expression: str, id: Optional[str]) -> Union[Program, Outcome]:
         try:
-            return self.compile(expression)
+            return self._compile(expression, id)
         except CompileError as error:
-            if id is None:
-                return error.outcome
-        # The refused outcome names the envelope: compile again under the caller's id.
-        try:
-            self._native.compile(expression, id)
-        except _ptc.CompileFailed as failure:
-            return Outcome.from_json(failure.args[1])
-        raise AssertionError("unreachable: the expression compiled the second time")
+            # Compiled once: the refused outcome already names the caller's envelope.
+            return error.outcome
 
     def run(
         self, expression: str, *, policy: Optional[Policy] = None, id: Optional[str] = None
@@ -438,12 +437,12 @@ class Engine:
 
     def describe(self) -> Dict[str, Any]:
         """As `ptc.describe(tools)`, built once."""
-        described: Dict[str, Any] = json.loads(self._native.describe())
+        described: Dict[str, Any] = self._native.describe()
         return described
 
     def check(self, expression: str) -> Sequence[Diagnostic]:
         """As `ptc.check(expression, tools, limits=...)`."""
-        return [Diagnostic.from_dict(d) for d in json.loads(self._native.check(expression))]
+        return [Diagnostic.from_dict(d) for d in self._native.check(expression)]
 
 
 def _call_sync(tool: Tool, call: Dict[str, Any]) -> str:
@@ -471,7 +470,7 @@ def _answer_late(native: Any, answers: Mapping[str, str]) -> None:
     _feed(native, answers, late_ok=True)
 
 
-def _decide(native: Any, policy: Policy, payload: str) -> None:
+def _decide(native: Any, policy: Policy, payload: List[Dict[str, Any]]) -> None:
     for call in _calls(payload):
         reason = _decision(policy(call))
         if reason is None:
@@ -491,19 +490,34 @@ def _inline_handler(
     to `encode_result`), or `(True, answer_text)` for a raise, a `ToolResult` or an
     awaitable (`_call_sync`'s encoding)."""
 
+    # Decided once per run, not per call: which handlers are synchronous.
+    handlers = {
+        name: tool.handler
+        for name, tool in roster.items()
+        if not inspect.iscoroutinefunction(tool.handler)
+    }
+
     def handle(name: str, arguments: Dict[str, Any]) -> Optional[Tuple[bool, Any]]:
-        tool = roster[name]
-        if inspect.iscoroutinefunction(tool.handler):
+        handler = handlers.get(name)
+        if handler is None:
             return None
         try:
-            result = tool.handler(**arguments)
-            if isinstance(result, ToolResult) or inspect.isawaitable(result):
-                return True, _settle(tool.name, result)
+            result = handler(**arguments)
+            # Plain data (the usual answer) needs no further look.
+            if type(result) not in _PLAIN_RESULTS and (
+                isinstance(result, ToolResult) or inspect.isawaitable(result)
+            ):
+                return True, _settle(name, result)
         except Exception as error:
-            return True, encode_failure(tool.name, error)
+            return True, encode_failure(name, error)
         return False, result
 
     return handle
+
+
+#: Result types that are neither a `ToolResult` nor awaitable: `_inline_handler` hands them
+#: to the native side without asking.
+_PLAIN_RESULTS = frozenset({str, int, float, bool, dict, list, tuple, type(None)})
 
 
 def _drive(
@@ -525,9 +539,9 @@ def _drive(
             else:
                 kind, payload = native.step()
             if kind == "settled":
-                return Outcome.from_json(payload)
+                return Outcome.from_dict(payload)
             if kind == "dispatch":
-                calls = json.loads(payload)
+                calls = payload
                 # Even a lone call runs on a worker: this thread must stay free to wait
                 # with the deadline.
                 if pool is None:
@@ -535,7 +549,7 @@ def _drive(
                 for call in calls:
                     running[pool.submit(_call_sync, roster[call["name"]], call)] = call["id"]
             elif kind == "waiting":
-                timeout = json.loads(payload)
+                timeout = payload
                 if not running:
                     # Only a deadline can move the run on.
                     time.sleep(timeout if timeout is not None else 0.001)
@@ -551,7 +565,7 @@ def _drive(
             elif kind == "permission" and policy is not None:
                 _decide(native, policy, payload)
             elif kind == "cancel":
-                cancelled = set(json.loads(payload))
+                cancelled = set(payload)
                 for future in [f for f, id in running.items() if id in cancelled]:
                     future.cancel()  # a handler already running finishes; its answer is dropped
                     del running[future]
@@ -594,13 +608,13 @@ async def _drive_async(
         while True:
             kind, payload = native.step()
             if kind == "settled":
-                return Outcome.from_json(payload)
+                return Outcome.from_dict(payload)
             if kind == "dispatch":
-                for call in json.loads(payload):
+                for call in payload:
                     task = asyncio.ensure_future(_call_async(roster[call["name"]], call, gate, pool))
                     tasks[task] = call["id"]
             elif kind == "waiting":
-                timeout = json.loads(payload)
+                timeout = payload
                 if not tasks:
                     await asyncio.sleep(timeout if timeout is not None else 0.001)
                     continue
@@ -619,7 +633,7 @@ async def _drive_async(
                         native.deny(call.id, reason)  # aborts: no more decisions (_decide)
                         break
             elif kind == "cancel":
-                cancelled = set(json.loads(payload))
+                cancelled = set(payload)
                 for task in [t for t, id in tasks.items() if id in cancelled]:
                     task.cancel()
                     del tasks[task]
@@ -641,7 +655,7 @@ async def _drive_async(
 def describe(tools: Tools) -> Dict[str, Any]:
     """What the model is told: {name, description, input_schema, listing} of the ToolCall
     tool for this roster (`listing` is the tool listing text)."""
-    described: Dict[str, Any] = json.loads(_ptc.describe(_tools_json(_roster(tools))))
+    described: Dict[str, Any] = _ptc.describe(_tools_json(_roster(tools)))
     return described
 
 
@@ -651,7 +665,7 @@ def check(
     """The static pipeline's diagnostics for `expression` (empty when it compiles)."""
     roster = _roster(tools)
     raw = _ptc.check(expression, _tools_json(roster), _limits_json(limits))
-    return [Diagnostic.from_dict(d) for d in json.loads(raw)]
+    return [Diagnostic.from_dict(d) for d in raw]
 
 
 def default_limits() -> Dict[str, Any]:

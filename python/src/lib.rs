@@ -41,15 +41,33 @@ create_exception!(
     _ptc,
     CompileFailed,
     PyException,
-    "A script did not compile: args are (diagnostics_json, outcome_json)."
+    "A script did not compile: args are (diagnostics, outcome): a list of diagnostic dicts and the outcome dict."
 );
 
 fn value_error(message: impl Into<String>) -> PyErr {
     PyValueError::new_err(message.into())
 }
 
-fn diagnostics_json(diagnostics: &[ptc_compiler::Diagnostic]) -> String {
-    Json::Array(diagnostics.iter().map(diagnostic_json).collect()).to_string()
+/// `CompileFailed(diagnostics, outcome)`: a list of diagnostic dicts and the outcome dict.
+fn compile_failed(
+    py: Python<'_>,
+    diagnostics: &[ptc_compiler::Diagnostic],
+    outcome: &ptc_core::Outcome,
+) -> PyErr {
+    let payload = json_to_py(py, &diagnostics_value(diagnostics)).and_then(|diagnostics| {
+        Ok((
+            diagnostics.unbind(),
+            json_to_py(py, &outcome.to_json())?.unbind(),
+        ))
+    });
+    match payload {
+        Ok(args) => CompileFailed::new_err(args),
+        Err(error) => error,
+    }
+}
+
+fn diagnostics_value(diagnostics: &[ptc_compiler::Diagnostic]) -> Json {
+    Json::Array(diagnostics.iter().map(diagnostic_json).collect())
 }
 
 fn diagnostic_json(d: &ptc_compiler::Diagnostic) -> Json {
@@ -69,7 +87,7 @@ struct PyProgram {
 #[pymethods]
 impl PyProgram {
     /// Compiles `expression` for the tools (JSON list of contracts) under the limits (JSON
-    /// object or None). Raises `CompileFailed(diagnostics_json, outcome_json)` for a script
+    /// object or None). Raises `CompileFailed(diagnostics, outcome)` (a list of dicts, a dict) for a script
     /// that does not compile, `ValueError` for a malformed roster or limits.
     #[new]
     #[pyo3(signature = (expression, tools, limits=None, id=None))]
@@ -88,10 +106,9 @@ impl PyProgram {
                 inner: Arc::new(program),
             }),
             Err(CompileFailure::Host(message)) => Err(value_error(message)),
-            Err(CompileFailure::Script(diagnostics, outcome)) => Err(CompileFailed::new_err((
-                diagnostics_json(&diagnostics),
-                outcome.to_json().to_string(),
-            ))),
+            Err(CompileFailure::Script(diagnostics, outcome)) => {
+                Err(compile_failed(py, &diagnostics, &outcome))
+            }
         }
     }
 
@@ -134,7 +151,7 @@ impl PyEngine {
     }
 
     /// Compiles `expression` (as `Program(...)`, without rebuilding the registry). Raises
-    /// `CompileFailed(diagnostics_json, outcome_json)` for a script that does not compile.
+    /// `CompileFailed(diagnostics, outcome)` for a script that does not compile.
     #[pyo3(signature = (expression, id=None))]
     fn compile(&self, py: Python<'_>, expression: &str, id: Option<String>) -> PyResult<PyProgram> {
         let compiled = py.detach(|| session::Program::compile_for(expression, &self.inner, id));
@@ -143,23 +160,22 @@ impl PyEngine {
                 inner: Arc::new(program),
             }),
             Err(CompileFailure::Host(message)) => Err(value_error(message)),
-            Err(CompileFailure::Script(diagnostics, outcome)) => Err(CompileFailed::new_err((
-                diagnostics_json(&diagnostics),
-                outcome.to_json().to_string(),
-            ))),
+            Err(CompileFailure::Script(diagnostics, outcome)) => {
+                Err(compile_failed(py, &diagnostics, &outcome))
+            }
         }
     }
 
     /// As the module's `describe`, for this engine's roster.
-    fn describe(&self) -> String {
-        describe_registry(self.inner.registry())
+    fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        describe_registry(py, self.inner.registry())
     }
 
     /// As the module's `check`, for this engine's roster and budgets.
-    fn check(&self, py: Python<'_>, expression: &str) -> String {
+    fn check<'py>(&self, py: Python<'py>, expression: &str) -> PyResult<Bound<'py, PyAny>> {
         let diagnostics =
             py.detach(|| ptc_compiler::check(expression, self.inner.roster(), self.inner.limits()));
-        diagnostics_json(&diagnostics)
+        json_to_py(py, &diagnostics_value(&diagnostics))
     }
 }
 
@@ -173,26 +189,32 @@ fn misuse(error: Misuse) -> PyErr {
     SessionError::new_err(error.0)
 }
 
-fn calls_json(calls: Vec<ptc_core::CallRequest>) -> String {
-    let calls: Vec<Json> = calls
-        .into_iter()
-        .map(|c| {
-            json!({"id": c.id, "name": c.tool, "arguments": c.arguments,
-                   "batch": c.batch, "position": c.position})
-        })
-        .collect();
-    Json::Array(calls).to_string()
+/// The calls as a list of dicts {id, name, arguments, batch, position}, built directly.
+fn calls_py<'py>(py: Python<'py>, calls: &[ptc_core::CallRequest]) -> PyResult<Bound<'py, PyAny>> {
+    let list = PyList::empty(py);
+    for call in calls {
+        let dict = PyDict::new(py);
+        dict.set_item("id", &*call.id)?;
+        dict.set_item("name", &*call.tool)?;
+        dict.set_item("arguments", json_to_py(py, &call.arguments)?)?;
+        dict.set_item("batch", call.batch)?;
+        dict.set_item("position", call.position)?;
+        list.append(dict)?;
+    }
+    Ok(list.into_any())
 }
 
 #[pymethods]
 impl PyRun {
     /// Polls the envelope with the GIL released, until the host must act. Returns
-    /// `(kind, json)`: `permission` or `dispatch` with a list of {id, name, arguments,
-    /// batch, position}; `cancel` with a list of ids; `pause` (a fuel slice ended) with
-    /// `null`; `waiting` with the seconds until the next deadline or `null`; `settled`
-    /// with the outcome object.
-    fn step(&self, py: Python<'_>) -> (&'static str, String) {
-        event_tuple(py.detach(|| self.inner.step()))
+    /// `(kind, payload)`, the payload Python data built directly (no JSON text):
+    /// `permission` or `dispatch` with a list of dicts {id, name, arguments, batch,
+    /// position}; `cancel` with a list of ids; `pause` (a fuel slice ended) with None;
+    /// `waiting` with the seconds until the next deadline or None; `settled` with the
+    /// outcome as a dict (the object `ptc run --format json` prints).
+    fn step<'py>(&self, py: Python<'py>) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
+        let event = py.detach(|| self.inner.step());
+        event_tuple(py, event)
     }
 
     /// As `step`, but a lone dispatched call is first offered to `handler(name, arguments)`
@@ -207,24 +229,24 @@ impl PyRun {
     /// answer the envelope refuses because the call timed out meanwhile is dropped; one it
     /// cannot read becomes the call's failure. An exception from `handler` or `encode`
     /// propagates (the host cancels).
-    fn step_inline(
+    fn step_inline<'py>(
         &self,
-        py: Python<'_>,
-        handler: &Bound<'_, PyAny>,
-        encode: &Bound<'_, PyAny>,
-    ) -> PyResult<(&'static str, String)> {
+        py: Python<'py>,
+        handler: &Bound<'py, PyAny>,
+        encode: &Bound<'py, PyAny>,
+    ) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
         loop {
             let event = py.detach(|| self.inner.step());
             let HostEvent::Dispatch(calls) = event else {
-                return Ok(event_tuple(event));
+                return event_tuple(py, event);
             };
             let [call] = calls.as_slice() else {
-                return Ok(("dispatch", calls_json(calls)));
+                return Ok(("dispatch", calls_py(py, &calls)?));
             };
             let arguments = json_to_py(py, &call.arguments)?;
             let answer = handler.call1((&*call.tool, arguments))?;
             if answer.is_none() {
-                return Ok(("dispatch", calls_json(calls)));
+                return Ok(("dispatch", calls_py(py, &calls)?));
             }
             let (encoded, result): (bool, Bound<'_, PyAny>) = answer.extract()?;
             let id = call.id.to_string();
@@ -320,15 +342,19 @@ impl PyRun {
     }
 }
 
-fn event_tuple(event: HostEvent) -> (&'static str, String) {
-    match event {
-        HostEvent::Permission(calls) => ("permission", calls_json(calls)),
-        HostEvent::Dispatch(calls) => ("dispatch", calls_json(calls)),
-        HostEvent::Cancel(ids) => ("cancel", json!(ids).to_string()),
-        HostEvent::Pause => ("pause", "null".to_owned()),
-        HostEvent::Waiting(wait) => ("waiting", json!(wait.map(|d| d.as_secs_f64())).to_string()),
-        HostEvent::Settled(outcome) => ("settled", outcome.to_json().to_string()),
-    }
+/// An event as `(kind, payload)` with the payload as Python data (see `Run.step`).
+fn event_tuple(py: Python<'_>, event: HostEvent) -> PyResult<(&'static str, Bound<'_, PyAny>)> {
+    Ok(match event {
+        HostEvent::Permission(calls) => ("permission", calls_py(py, &calls)?),
+        HostEvent::Dispatch(calls) => ("dispatch", calls_py(py, &calls)?),
+        HostEvent::Cancel(ids) => ("cancel", PyList::new(py, ids)?.into_any()),
+        HostEvent::Pause => ("pause", py.None().into_bound(py)),
+        HostEvent::Waiting(wait) => (
+            "waiting",
+            wait.map(|d| d.as_secs_f64()).into_bound_py_any(py)?,
+        ),
+        HostEvent::Settled(outcome) => ("settled", json_to_py(py, &outcome.to_json())?),
+    })
 }
 
 /// How many containers deep `py_to_json` converts: what `serde_json` (limit 128) reads of
@@ -446,39 +472,49 @@ fn tool_result(answer: Json) -> PyResult<ToolResult> {
     Ok(result)
 }
 
-/// The ToolCall description, its input schema and the listing for the roster, as JSON.
+/// The ToolCall description, its input schema and the listing for the roster, as a dict.
 #[pyfunction]
-fn describe(tools: &str) -> PyResult<String> {
+fn describe<'py>(py: Python<'py>, tools: &str) -> PyResult<Bound<'py, PyAny>> {
     let contracts = session::contracts_from_json(tools).map_err(value_error)?;
     let registry = session::registry(contracts).map_err(value_error)?;
-    Ok(describe_registry(&registry))
+    describe_registry(py, &registry)
 }
 
-fn describe_registry(registry: &ptc_core::Catalog) -> String {
-    json!({
+fn describe_registry<'py>(
+    py: Python<'py>,
+    registry: &ptc_core::Catalog,
+) -> PyResult<Bound<'py, PyAny>> {
+    let described = json!({
         "name": listing::TOOL_NAME,
         "description": listing::DESCRIPTION,
         "input_schema": listing::input_schema(),
         "listing": listing::tool_listing(registry),
-    })
-    .to_string()
+    });
+    json_to_py(py, &described)
 }
 
-/// The diagnostics of `expression` for the roster (a JSON list; empty when it compiles).
+/// The diagnostics of `expression` for the roster (a list of dicts; empty when it compiles).
 #[pyfunction]
 #[pyo3(signature = (expression, tools, limits=None))]
-fn check(py: Python<'_>, expression: &str, tools: &str, limits: Option<&str>) -> PyResult<String> {
+fn check<'py>(
+    py: Python<'py>,
+    expression: &str,
+    tools: &str,
+    limits: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
     let contracts = session::contracts_from_json(tools).map_err(value_error)?;
     let limits = session::limits_from_json(limits).map_err(value_error)?;
     let registry = session::registry(contracts).map_err(value_error)?;
     let diagnostics = py.detach(|| ptc_compiler::check(expression, &registry.roster(), &limits));
-    Ok(diagnostics_json(&diagnostics))
+    json_to_py(py, &diagnostics_value(&diagnostics))
 }
 
-/// The default budgets, as a JSON object keyed like `--limit`.
+/// The default budgets, as a dict keyed like `--limit`.
 #[pyfunction]
-fn default_limits() -> String {
-    serde_json::to_string(&ptc_vm::Limits::default()).unwrap_or_else(|_| "{}".to_owned())
+fn default_limits(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let limits = serde_json::to_value(ptc_vm::Limits::default())
+        .map_err(|error| value_error(error.to_string()))?;
+    json_to_py(py, &limits)
 }
 
 #[pymodule]

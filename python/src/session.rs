@@ -201,11 +201,13 @@ impl Program {
                 source: source.to_owned(),
             }),
             Err(diagnostics) => {
-                // The envelope's own settlement of a script that never starts.
+                // The envelope's own settlement of a script that never starts, from these
+                // diagnostics (not a second compile).
                 let id = id.unwrap_or_else(ptc_core::fresh_id);
                 let config = EnvelopeConfig::new(registry, **limits, id);
                 let now = started.elapsed();
-                let mut envelope = Envelope::compile(config, source, now);
+                let mut envelope =
+                    Envelope::from_compiled(config, Err(diagnostics.clone()), source, now);
                 let outcome = loop {
                     if let Event::Settled(outcome) = envelope.poll(now) {
                         break outcome;

@@ -21,6 +21,11 @@ def test_a_composed_script_completes_with_an_audit(weather: ptc.Tool) -> None:
     assert [c["status"] for c in outcome.calls] == ["success", "success"]
     assert outcome.calls[0]["args"] == {"city": "Oslo"}
     assert outcome.calls[0]["batch"] == 1
+    first = outcome.calls[0]
+    assert isinstance(first, ptc.AuditCall)
+    assert (first.id, first.order, first.tool, first.status) == ("toolu_1/1", 1, "Weather", "success")
+    assert first.args == {"city": "Oslo"} and first.batch == 1 and not first.args_omitted
+    assert first.preview is not None and first.notes == [] and first.media == []
     assert outcome.stats["tool_calls"] == 2 and outcome.stats["fuel_used"] > 0
     as_json = json.loads(outcome.to_json())
     assert set(as_json) == {"id", "outcome", "text", "value", "error", "direct", "calls", "notes", "stats"}

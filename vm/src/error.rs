@@ -107,6 +107,16 @@ struct ErrorInner {
     message: String,
     span: Option<Span>,
     signal: Option<Arc<Signal>>,
+    cause: Option<Cause>,
+}
+
+/// What a failure is about, for a host that must tell it apart from others of its kind
+/// without reading its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cause {
+    /// A guest closure reached a tool argument or a result (kind `value`).
+    ClosureAtBoundary,
 }
 
 /// The Emacs error a guest `signal`, `error` or `user-error` raised (or a primitive that
@@ -138,7 +148,27 @@ impl Error {
             message: message.into(),
             span: None,
             signal: None,
+            cause: None,
         }))
+    }
+
+    /// A guest closure reaching a tool argument or a result: kind `value`, cause
+    /// [`Cause::ClosureAtBoundary`].
+    #[cold]
+    #[must_use]
+    pub fn closure_at_boundary() -> Self {
+        let mut error = Error::new(
+            ErrorKind::Value,
+            "Guest closures cannot cross a tool or result boundary",
+        );
+        error.0.cause = Some(Cause::ClosureAtBoundary);
+        error
+    }
+
+    /// What the failure is about, when it has a typed cause.
+    #[must_use]
+    pub fn cause(&self) -> Option<Cause> {
+        self.0.cause
     }
 
     /// A guest-signalled `script` failure: condition `symbol` with `data`, reported with
@@ -154,6 +184,7 @@ impl Error {
                 symbol: symbol.into(),
                 data,
             })),
+            cause: None,
         }))
     }
 

@@ -62,7 +62,7 @@ fn value_error(message: impl Into<String>) -> Error {
 }
 
 fn closure_error() -> Error {
-    value_error("Guest closures cannot cross a tool or result boundary")
+    Error::closure_at_boundary()
 }
 
 /// Checks a weight against the value budget.

@@ -65,7 +65,7 @@ pub mod value;
 mod verify;
 
 pub use clock::Clock;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Cause, Error, ErrorKind, Result};
 pub use limits::Limits;
 pub use machine::Machine;
 pub use program::{Program, ProgramParts};

@@ -19,8 +19,8 @@
 //!   string), and `\M-` / `\S-` style modifiers inside strings are refused.
 
 use crate::ast::SexpKind;
+use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::reader::codes;
 use crate::scratch;
 use crate::token::{NumberText, Token, classify_number};
 use logos::Logos;

@@ -103,16 +103,16 @@ impl FunctionBuilder {
     }
 
     /// Points the jump at `patch` to the next instruction emitted.
-    pub(crate) fn patch_here(&mut self, patch: Patch) -> Result<(), String> {
+    pub(crate) fn patch_here(&mut self, patch: Patch) -> Result<(), EmitError> {
         let target = self.here();
         self.patch_to(patch, target)
     }
 
     /// Points the jump at `patch` to `target`.
-    pub(crate) fn patch_to(&mut self, patch: Patch, target: usize) -> Result<(), String> {
+    pub(crate) fn patch_to(&mut self, patch: Patch, target: usize) -> Result<(), EmitError> {
         let offset = offset_between(patch.0, target)?;
         let Some(op) = self.code.get_mut(patch.0) else {
-            return Err("Internal compiler error: patch out of range".into());
+            return Err(EmitError::Internal("patch out of range"));
         };
         match op {
             Op::Jump { offset: o }
@@ -123,9 +123,9 @@ impl FunctionBuilder {
             | Op::JumpIfNotLessImm { offset: o, .. }
             | Op::AddImmJumpIfLess { offset: o, .. } => {
                 *o = i16::try_from(offset)
-                    .map_err(|_| "jump too far for a fused compare".to_owned())?;
+                    .map_err(|_| EmitError::Limit("jump too far for a fused compare".to_owned()))?;
             }
-            _ => return Err("Internal compiler error: patched instruction is not a jump".into()),
+            _ => return Err(EmitError::Internal("patched instruction is not a jump")),
         }
         self.target(target);
         Ok(())
@@ -201,7 +201,7 @@ impl FunctionBuilder {
     }
 
     /// Emits a backward jump to `target`.
-    pub(crate) fn jump_back(&mut self, target: usize) -> Result<(), String> {
+    pub(crate) fn jump_back(&mut self, target: usize) -> Result<(), EmitError> {
         let pc = self.here();
         let offset = offset_between(pc, target)?;
         self.emit(Op::Jump { offset });
@@ -210,22 +210,22 @@ impl FunctionBuilder {
     }
 
     /// A fresh register.
-    pub(crate) fn alloc(&mut self) -> Result<Reg, String> {
+    pub(crate) fn alloc(&mut self) -> Result<Reg, EmitError> {
         let reg = self.next_register;
         if reg >= MAX_REGISTERS {
-            return Err(format!(
+            return Err(EmitError::Limit(format!(
                 "Script needs more than {MAX_REGISTERS} registers in one function"
-            ));
+            )));
         }
         self.next_register += 1;
         self.high_water = self.high_water.max(self.next_register);
-        Ok(Reg(u16::try_from(reg).map_err(|_| {
-            "Internal compiler error: register overflow".to_owned()
-        })?))
+        Ok(Reg(
+            u16::try_from(reg).map_err(|_| EmitError::Internal("register overflow"))?
+        ))
     }
 
     /// `count` fresh contiguous registers; the first one.
-    pub(crate) fn alloc_block(&mut self, count: usize) -> Result<Reg, String> {
+    pub(crate) fn alloc_block(&mut self, count: usize) -> Result<Reg, EmitError> {
         let first = self.alloc()?;
         for _ in 1..count {
             self.alloc()?;
@@ -281,16 +281,18 @@ impl FunctionBuilder {
         symbol: Symbol,
         identity: usize,
         from: Capture,
-    ) -> Result<u16, String> {
+    ) -> Result<u16, EmitError> {
         if let Some(index) = self
             .captures
             .iter()
             .position(|(s, i, _)| *s == symbol && *i == identity)
         {
-            return u16::try_from(index).map_err(|_| "too many captures".to_owned());
+            return u16::try_from(index)
+                .map_err(|_| EmitError::Limit("too many captures".to_owned()));
         }
         self.captures.push((symbol, identity, from));
-        u16::try_from(self.captures.len() - 1).map_err(|_| "too many captures".to_owned())
+        u16::try_from(self.captures.len() - 1)
+            .map_err(|_| EmitError::Limit("too many captures".to_owned()))
     }
 
     /// The finished function.
@@ -308,10 +310,19 @@ impl FunctionBuilder {
     }
 }
 
-fn offset_between(from: usize, target: usize) -> Result<i32, String> {
-    let from =
-        i64::try_from(from).map_err(|_| "Internal compiler error: pc overflow".to_owned())? + 1;
-    let target =
-        i64::try_from(target).map_err(|_| "Internal compiler error: pc overflow".to_owned())?;
-    i32::try_from(target - from).map_err(|_| "jump too far".to_owned())
+/// Why the emitter could not go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EmitError {
+    /// A structural limit of the program (registers, jump distance, captures): the
+    /// script's, E0903.
+    Limit(String),
+    /// A broken invariant of the emitter (never for a correct compiler): the compiler's
+    /// fault, E0900.
+    Internal(&'static str),
+}
+
+fn offset_between(from: usize, target: usize) -> Result<i32, EmitError> {
+    let from = i64::try_from(from).map_err(|_| EmitError::Internal("pc overflow"))? + 1;
+    let target = i64::try_from(target).map_err(|_| EmitError::Internal("pc overflow"))?;
+    i32::try_from(target - from).map_err(|_| EmitError::Limit("jump too far".to_owned()))
 }

@@ -3,7 +3,7 @@
 //! (`spec/reference/special-forms.md`); lenient corners (`(if)`, `(setq x)`,
 //! `(quote a b)`, extra elements in a `let` binding) are kept as in the original.
 
-use super::builder::Location;
+use super::builder::{EmitError, Location};
 use super::{Lowered, Lowerer, Operator, Params, Special, is_atom, limit};
 use crate::ast::{Sexp, SexpKind};
 use ptc_vm::Value;
@@ -473,8 +473,12 @@ impl Lowerer<'_> {
         let function = self.emit_function("lambda".into(), params, body, span, 0)?;
         let index = self.functions.len();
         self.functions.push(Some(function));
-        let index = u16::try_from(index)
-            .map_err(|_| limit("Script has more than 65535 functions".into(), span))?;
+        let index = u16::try_from(index).map_err(|_| {
+            limit(
+                EmitError::Limit("Script has more than 65535 functions".into()),
+                span,
+            )
+        })?;
         Ok(FuncIdx(index))
     }
 

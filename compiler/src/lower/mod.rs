@@ -580,7 +580,7 @@ impl<'a> Lowerer<'a> {
             SexpKind::List(items) => self.compound(form, items, dst, tail)?,
             SexpKind::Dotted(..) => {
                 return Err(Diagnostic::new(
-                    crate::reader::codes::IMPROPER_LIST,
+                    crate::codes::IMPROPER_LIST,
                     ErrorKind::Script,
                     "Improper list in script",
                     form.span,
@@ -727,11 +727,12 @@ fn is_atom(form: &Sexp) -> bool {
 
 /// A structural limit of the program, or (never for a correct compiler) a broken
 /// invariant of the emitter, which is reported as the compiler's fault.
-fn limit(message: String, span: Span) -> Diagnostic {
-    if message.starts_with("Internal compiler error") {
-        Diagnostic::new("E0900", ErrorKind::Script, message, span)
-    } else {
-        Diagnostic::new("E0903", ErrorKind::Input, message, span)
+fn limit(error: builder::EmitError, span: Span) -> Diagnostic {
+    match error {
+        builder::EmitError::Internal(what) => internal(what, span),
+        builder::EmitError::Limit(message) => {
+            Diagnostic::new("E0903", ErrorKind::Input, message, span)
+        }
     }
 }
 

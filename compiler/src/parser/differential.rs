@@ -2,9 +2,9 @@
 //! module, `parser_chumsky`): every token sequence up to a length, and random longer ones,
 //! must give the same data and the same diagnostics.
 
+use super::chumsky_oracle as parser_chumsky;
 use super::parse;
 use crate::ast::SexpKind;
-use crate::parser_chumsky;
 use crate::token::Token;
 use chumsky::input::Input as _;
 use chumsky::prelude::{Parser as _, SimpleSpan};

@@ -17,8 +17,8 @@
 
 #![allow(dead_code)]
 
-use ptc_compiler::ast::{Sexp, SexpKind};
-use ptc_compiler::read_script;
+use ptc_compiler::internals::ast::{Sexp, SexpKind};
+use ptc_compiler::internals::read_script;
 use ptc_vm::prims::{PRIMITIVES, PrimCtx};
 use ptc_vm::print::{self, Style};
 use ptc_vm::{Limits, Symbols, Value};

@@ -3,12 +3,12 @@
 
 #![allow(dead_code)]
 
-use ptc_compiler::ast::{Sexp, SexpKind};
-use ptc_compiler::definitions::{self, Definitions};
 use ptc_compiler::diagnostic::Diagnostic;
-use ptc_compiler::direct;
-use ptc_compiler::preflight;
-use ptc_compiler::reader;
+use ptc_compiler::internals::ast::{Sexp, SexpKind};
+use ptc_compiler::internals::definitions::{self, Definitions};
+use ptc_compiler::internals::direct;
+use ptc_compiler::internals::preflight;
+use ptc_compiler::internals::reader;
 use ptc_compiler::roster::Roster;
 use ptc_compiler::tables::prin1;
 use ptc_vm::{Interner, Limits};
@@ -72,7 +72,15 @@ pub fn check(
     let direct = direct::classify(&forms, roster, interner);
     let effective = direct::effective_roster(roster, direct.as_ref());
     let definitions = definitions::collect(forms, &effective, interner)?;
-    preflight::preflight(&definitions, roster, direct.as_ref(), limits, interner)?;
+    preflight::preflight(
+        &definitions,
+        roster,
+        direct.as_ref(),
+        limits,
+        interner,
+        None,
+        preflight::Keep::Nothing,
+    )?;
     Ok(definitions)
 }
 

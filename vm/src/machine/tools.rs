@@ -160,8 +160,5 @@ impl Machine {
 }
 
 pub(super) fn closure_boundary() -> Error {
-    Error::new(
-        ErrorKind::Value,
-        "Guest closures cannot cross a tool or result boundary",
-    )
+    Error::closure_at_boundary()
 }

@@ -1,9 +1,12 @@
 //! The gateway's configuration file: the `mcpServers` object MCP clients already use, plus an
 //! optional `ptc` section (spec/reference/mcp.md §1).
 //!
-//! Parsing is strict and hand-written so that every refusal names the file, the server and
-//! the field: an unknown key, a value of the wrong type or a missing field is a
-//! [`ConfigError`] at start-up, never a silent default.
+//! Parsing is strict so that every refusal names the file, the server and the field: serde
+//! derive reads the file's shape (`raw`: closed objects, typed fields) with
+//! `serde_path_to_error` giving the location of an unknown key, a value of the wrong type or
+//! a missing field; this module then checks what serde cannot (one transport per server,
+//! URLs, secrets, globs, budgets) at the same locations. Every refusal is a [`ConfigError`]
+//! at start-up, never a silent default.
 //!
 //! Invariants:
 //! - Every server has exactly one transport: `command` (stdio child process) or `url`
@@ -12,11 +15,14 @@
 //!   [`ptc_vm::Limits::set`], so the limits are the ones `--limit` would give.
 //! - Per-server filters in `ptc.servers` only name servers that exist in `mcpServers`.
 
+mod raw;
+
 use crate::client_credentials::ClientCredentials;
 use crate::credentials::{self, Secret};
 use globset::{Glob, GlobMatcher};
 use ptc_vm::Limits;
-use serde_json::{Map, Value as Json};
+use raw::{RawClientCredentials, RawFile, RawFilter, RawPtc, RawServer};
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -140,48 +146,6 @@ pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 30_000;
 /// Compiled programs kept when the file sets no `ptc.programCache`.
 pub const DEFAULT_PROGRAM_CACHE: usize = 128;
 
-/// The keys of a server entry and of the `ptc` section: single closed tables.
-const SERVER_KEYS: &[&str] = &[
-    "type",
-    "command",
-    "args",
-    "env",
-    "cwd",
-    "url",
-    "headers",
-    "bearerTokenEnv",
-    "bearerTokenFile",
-    "caFile",
-    "oauthClientCredentials",
-];
-/// The keys only an HTTP server (`url`) takes.
-const HTTP_KEYS: &[&str] = &[
-    "headers",
-    "bearerTokenEnv",
-    "bearerTokenFile",
-    "caFile",
-    "oauthClientCredentials",
-];
-/// The keys of `oauthClientCredentials`.
-const CC_KEYS: &[&str] = &[
-    "tokenUrl",
-    "clientId",
-    "clientSecretEnv",
-    "clientSecretFile",
-    "scopes",
-    "resource",
-];
-const PTC_KEYS: &[&str] = &[
-    "servers",
-    "standalone",
-    "limits",
-    "parallelism",
-    "toolTimeoutMs",
-    "startupTimeoutMs",
-    "programCache",
-];
-const FILTER_KEYS: &[&str] = &["allow", "deny", "ask"];
-
 struct Ctx<'a> {
     file: &'a str,
 }
@@ -195,49 +159,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn object<'v>(&self, value: &'v Json, at: &str) -> Result<&'v Map<String, Json>, ConfigError> {
-        value
-            .as_object()
-            .ok_or_else(|| self.err(at, format!("expected an object, found {}", kind(value))))
-    }
-
-    fn string<'v>(&self, value: &'v Json, at: &str) -> Result<&'v str, ConfigError> {
-        value
-            .as_str()
-            .ok_or_else(|| self.err(at, format!("expected a string, found {}", kind(value))))
-    }
-
-    fn strings(&self, value: &Json, at: &str) -> Result<Vec<String>, ConfigError> {
-        let items = value.as_array().ok_or_else(|| {
-            self.err(
-                at,
-                format!("expected an array of strings, found {}", kind(value)),
-            )
-        })?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| self.string(item, &format!("{at}[{i}]")).map(str::to_owned))
-            .collect()
-    }
-
-    fn unknown_keys(
-        &self,
-        object: &Map<String, Json>,
-        known: &[&str],
-        at: &str,
-    ) -> Result<(), ConfigError> {
-        match object.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(key) => Err(self.err(
-                join(at, key),
-                format!("unknown key; expected one of {}", known.join(", ")),
-            )),
-            None => Ok(()),
-        }
-    }
-
-    fn globs(&self, value: &Json, at: &str) -> Result<Vec<GlobMatcher>, ConfigError> {
-        let patterns = self.strings(value, at)?;
+    fn globs(&self, patterns: &[String], at: &str) -> Result<Vec<GlobMatcher>, ConfigError> {
         patterns
             .iter()
             .enumerate()
@@ -310,14 +232,15 @@ impl Config {
                 format!("not valid JSON: {e}"),
             )
         })?;
-        let root = cx.object(&root, "(top level)")?;
-        cx.unknown_keys(root, &["mcpServers", "ptc"], "")?;
-        let servers = root
-            .get("mcpServers")
-            .ok_or_else(|| cx.err("mcpServers", "missing field"))?;
-        let servers = cx.object(servers, "mcpServers")?;
+        let root: RawFile = serde_path_to_error::deserialize(root).map_err(|e| {
+            let location = match e.path().to_string() {
+                root if root == "." => "(top level)".to_owned(),
+                path => path,
+            };
+            cx.err(location, e.into_inner().to_string())
+        })?;
         let mut parsed = Vec::new();
-        for (name, entry) in servers {
+        for (name, entry) in &root.mcp_servers {
             parsed.push(parse_server(&cx, name, entry)?);
         }
         let mut config = Config {
@@ -331,14 +254,14 @@ impl Config {
             startup_timeout: Duration::from_millis(DEFAULT_STARTUP_TIMEOUT_MS),
             program_cache: DEFAULT_PROGRAM_CACHE,
         };
-        if let Some(ptc) = root.get("ptc") {
+        if let Some(ptc) = &root.ptc {
             parse_ptc(&cx, ptc, &mut config)?;
         }
         Ok(config)
     }
 }
 
-fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, ConfigError> {
+fn parse_server(cx: &Ctx<'_>, name: &str, entry: &RawServer) -> Result<ServerConfig, ConfigError> {
     let at = format!("mcpServers.{name}");
     if name.is_empty() || name.contains('.') || name.chars().any(char::is_whitespace) {
         return Err(cx.err(
@@ -346,14 +269,8 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
             "a server name must be non-empty, without dots or white space (it prefixes its tools as NAME.TOOL)",
         ));
     }
-    let entry = cx.object(entry, &at)?;
-    cx.unknown_keys(entry, SERVER_KEYS, &at)?;
-    let field = |key: &str| entry.get(key).map(|v| (v, join(&at, key)));
-    let declared = match field("type") {
-        Some((v, loc)) => Some(cx.string(v, &loc)?.to_owned()),
-        None => None,
-    };
-    let transport = match (field("command"), field("url")) {
+    let declared = entry.kind.as_deref();
+    let transport = match (&entry.command, &entry.url) {
         (Some(_), Some(_)) => {
             return Err(cx.err(
                 &at,
@@ -366,43 +283,34 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                 "missing field (or give `url` for an HTTP server)",
             ));
         }
-        (Some((command, loc)), None) => {
-            if let Some(t) = declared.as_deref().filter(|t| *t != "stdio") {
+        (Some(command), None) => {
+            if let Some(t) = declared.filter(|t| *t != "stdio") {
                 return Err(cx.err(
                     join(&at, "type"),
                     format!("`{t}` does not go with `command`; expected \"stdio\""),
                 ));
             }
-            if let Some(key) = HTTP_KEYS.iter().find(|k| entry.contains_key(**k)) {
+            if let Some(key) = entry.http_keys().first() {
                 return Err(cx.err(join(&at, key), "only an HTTP server (`url`) takes it"));
             }
-            let command = cx.string(command, &loc)?.to_owned();
             if command.is_empty() {
-                return Err(cx.err(loc, "must not be empty"));
+                return Err(cx.err(join(&at, "command"), "must not be empty"));
             }
-            let args = match field("args") {
-                Some((v, loc)) => cx.strings(v, &loc)?,
-                None => Vec::new(),
-            };
-            let mut env = BTreeMap::new();
-            if let Some((v, loc)) = field("env") {
-                for (key, value) in cx.object(v, &loc)? {
-                    env.insert(key.clone(), cx.string(value, &join(&loc, key))?.to_owned());
-                }
-            }
-            let cwd = match field("cwd") {
-                Some((v, loc)) => Some(PathBuf::from(cx.string(v, &loc)?)),
-                None => None,
-            };
+            let env: BTreeMap<String, String> = entry
+                .env
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
             Transport::Stdio {
-                command,
-                args,
+                command: command.clone(),
+                args: entry.args.clone().unwrap_or_default(),
                 env,
-                cwd,
+                cwd: entry.cwd.as_ref().map(PathBuf::from),
             }
         }
-        (None, Some((url, loc))) => {
-            match declared.as_deref() {
+        (None, Some(url)) => {
+            match declared {
                 None | Some("http" | "streamable-http" | "streamableHttp") => {}
                 Some(t) => {
                     return Err(cx.err(
@@ -413,17 +321,15 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                     ));
                 }
             }
-            for key in ["args", "env", "cwd"] {
-                if entry.contains_key(key) {
-                    return Err(cx.err(join(&at, key), "only a stdio server (`command`) takes it"));
-                }
+            if let Some(key) = entry.stdio_keys().first() {
+                return Err(cx.err(join(&at, key), "only a stdio server (`command`) takes it"));
             }
-            let url = cx.string(url, &loc)?;
+            let loc = join(&at, "url");
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(cx.err(loc, "expected an http:// or https:// URL"));
             }
-            let headers = match field("headers") {
-                Some((v, loc)) => parse_headers(cx, v, &loc)?,
+            let headers = match &entry.headers {
+                Some(headers) => parse_headers(cx, headers, &join(&at, "headers"))?,
                 None => Vec::new(),
             };
             let bearer = parse_bearer(cx, entry, &at)?;
@@ -437,17 +343,19 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                     "give either an Authorization header or bearerTokenEnv/bearerTokenFile, not both",
                 ));
             }
-            let ca = match field("caFile") {
-                Some((v, loc)) => {
+            let ca = match &entry.ca_file {
+                Some(path) => {
+                    let loc = join(&at, "caFile");
                     if !url.starts_with("https://") {
                         return Err(cx.err(loc, "only an https:// server takes it"));
                     }
-                    Some(parse_ca(cx, cx.string(v, &loc)?, &loc)?)
+                    Some(parse_ca(cx, path, &loc)?)
                 }
                 None => None,
             };
-            let client_credentials = match field("oauthClientCredentials") {
-                Some((v, loc)) => {
+            let client_credentials = match &entry.oauth_client_credentials {
+                Some(raw) => {
+                    let loc = join(&at, "oauthClientCredentials");
                     if bearer.is_some()
                         || headers
                             .iter()
@@ -458,12 +366,12 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
                             "give either client credentials or a bearer token / Authorization header, not both",
                         ));
                     }
-                    Some(parse_client_credentials(cx, v, &loc, url)?)
+                    Some(parse_client_credentials(cx, raw, &loc, url)?)
                 }
                 None => None,
             };
             Transport::Http {
-                url: url.to_owned(),
+                url: url.clone(),
                 headers,
                 bearer,
                 ca,
@@ -482,17 +390,16 @@ fn parse_server(cx: &Ctx<'_>, name: &str, entry: &Json) -> Result<ServerConfig, 
 /// `${NAME}` expansion (errors never show the value).
 fn parse_headers(
     cx: &Ctx<'_>,
-    value: &Json,
+    given: &indexmap::IndexMap<String, String>,
     at: &str,
 ) -> Result<Vec<(String, Secret)>, ConfigError> {
     let mut headers: Vec<(String, Secret)> = Vec::new();
-    for (name, value) in cx.object(value, at)? {
+    for (name, text) in given {
         let loc = join(at, name);
         credentials::check_header_name(name).map_err(|e| cx.err(&loc, e))?;
         if headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
             return Err(cx.err(&loc, "the header is given twice"));
         }
-        let text = cx.string(value, &loc)?;
         let expanded =
             credentials::expand(text, credentials::env_lookup).map_err(|e| cx.err(&loc, e))?;
         credentials::check_header_value(&expanded).map_err(|e| cx.err(&loc, e))?;
@@ -505,20 +412,14 @@ fn parse_headers(
 /// `clientSecretFile`, optional `scopes` and `resource` (default: the server's URL).
 fn parse_client_credentials(
     cx: &Ctx<'_>,
-    value: &Json,
+    raw: &RawClientCredentials,
     at: &str,
     url: &str,
 ) -> Result<ClientCredentials, ConfigError> {
-    let object = cx.object(value, at)?;
-    cx.unknown_keys(object, CC_KEYS, at)?;
-    let text = |key: &str| -> Result<Option<String>, ConfigError> {
-        object
-            .get(key)
-            .map(|v| cx.string(v, &join(at, key)).map(str::to_owned))
-            .transpose()
-    };
-    let token_url =
-        text("tokenUrl")?.ok_or_else(|| cx.err(join(at, "tokenUrl"), "missing field"))?;
+    let token_url = raw
+        .token_url
+        .clone()
+        .ok_or_else(|| cx.err(join(at, "tokenUrl"), "missing field"))?;
     let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
         .iter()
         .any(|p| token_url.starts_with(p));
@@ -528,17 +429,19 @@ fn parse_client_credentials(
             "expected an https:// URL (http:// only on loopback)",
         ));
     }
-    let client_id = text("clientId")?
+    let client_id = raw
+        .client_id
+        .clone()
         .filter(|c| !c.is_empty())
         .ok_or_else(|| cx.err(join(at, "clientId"), "missing field"))?;
-    let secret = match (text("clientSecretEnv")?, text("clientSecretFile")?) {
-        (Some(name), None) => std::env::var(&name).ok().ok_or_else(|| {
+    let secret = match (&raw.client_secret_env, &raw.client_secret_file) {
+        (Some(name), None) => std::env::var(name).ok().ok_or_else(|| {
             cx.err(
                 join(at, "clientSecretEnv"),
                 format!("the environment variable {name} is not set"),
             )
         })?,
-        (None, Some(path)) => std::fs::read_to_string(&path).map_err(|e| {
+        (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
             cx.err(
                 join(at, "clientSecretFile"),
                 format!("cannot read {path}: {e}"),
@@ -555,16 +458,12 @@ fn parse_client_credentials(
     if secret.is_empty() {
         return Err(cx.err(at, "the client secret is empty"));
     }
-    let scopes = match object.get("scopes") {
-        Some(v) => cx.strings(v, &join(at, "scopes"))?,
-        None => Vec::new(),
-    };
     Ok(ClientCredentials {
         token_url,
         client_id,
         client_secret: Secret::new(secret.to_owned()),
-        scopes,
-        resource: text("resource")?.unwrap_or_else(|| url.to_owned()),
+        scopes: raw.scopes.clone().unwrap_or_default(),
+        resource: raw.resource.clone().unwrap_or_else(|| url.to_owned()),
     })
 }
 
@@ -582,21 +481,16 @@ fn parse_ca(cx: &Ctx<'_>, path: &str, at: &str) -> Result<CaFile, ConfigError> {
 }
 
 /// `bearerTokenEnv` (a variable's name) or `bearerTokenFile` (a path), at most one.
-fn parse_bearer(
-    cx: &Ctx<'_>,
-    entry: &Map<String, Json>,
-    at: &str,
-) -> Result<Option<Secret>, ConfigError> {
-    let token = match (entry.get("bearerTokenEnv"), entry.get("bearerTokenFile")) {
+fn parse_bearer(cx: &Ctx<'_>, entry: &RawServer, at: &str) -> Result<Option<Secret>, ConfigError> {
+    let token = match (&entry.bearer_token_env, &entry.bearer_token_file) {
         (Some(_), Some(_)) => {
             return Err(cx.err(
                 at,
                 "give either bearerTokenEnv or bearerTokenFile, not both",
             ));
         }
-        (Some(v), None) => {
+        (Some(name), None) => {
             let loc = join(at, "bearerTokenEnv");
-            let name = cx.string(v, &loc)?;
             std::env::var(name)
                 .ok()
                 .filter(|t| !t.trim().is_empty())
@@ -604,9 +498,8 @@ fn parse_bearer(
                     cx.err(&loc, format!("the environment variable {name} is not set"))
                 })?
         }
-        (None, Some(v)) => {
+        (None, Some(path)) => {
             let loc = join(at, "bearerTokenFile");
-            let path = cx.string(v, &loc)?;
             std::fs::read_to_string(path)
                 .map_err(|e| cx.err(&loc, format!("cannot read {path}: {e}")))?
         }
@@ -615,7 +508,7 @@ fn parse_bearer(
     let token = token.trim();
     let loc = join(
         at,
-        if entry.contains_key("bearerTokenEnv") {
+        if entry.bearer_token_env.is_some() {
             "bearerTokenEnv"
         } else {
             "bearerTokenFile"
@@ -628,50 +521,43 @@ fn parse_bearer(
     Ok(Some(Secret::new(token.to_owned())))
 }
 
-fn parse_ptc(cx: &Ctx<'_>, ptc: &Json, config: &mut Config) -> Result<(), ConfigError> {
-    let ptc = cx.object(ptc, "ptc")?;
-    cx.unknown_keys(ptc, PTC_KEYS, "ptc")?;
-    if let Some(servers) = ptc.get("servers") {
-        for (name, filter) in cx.object(servers, "ptc.servers")? {
-            let at = format!("ptc.servers.{name}");
-            let Some(server) = config.servers.iter_mut().find(|s| &s.name == name) else {
-                return Err(cx.err(at, "no such server in mcpServers"));
-            };
-            let filter = cx.object(filter, &at)?;
-            cx.unknown_keys(filter, FILTER_KEYS, &at)?;
-            if let Some(v) = filter.get("allow") {
-                server.filter.allow = Some(cx.globs(v, &join(&at, "allow"))?);
-            }
-            if let Some(v) = filter.get("deny") {
-                server.filter.deny = cx.globs(v, &join(&at, "deny"))?;
-            }
-            if let Some(v) = filter.get("ask") {
-                server.filter.ask = cx.globs(v, &join(&at, "ask"))?;
-            }
+fn parse_ptc(cx: &Ctx<'_>, ptc: &RawPtc, config: &mut Config) -> Result<(), ConfigError> {
+    for (name, filter) in ptc.servers.iter().flatten() {
+        let at = format!("ptc.servers.{name}");
+        let Some(server) = config.servers.iter_mut().find(|s| &s.name == name) else {
+            return Err(cx.err(at, "no such server in mcpServers"));
+        };
+        let RawFilter { allow, deny, ask } = filter;
+        if let Some(patterns) = allow {
+            server.filter.allow = Some(cx.globs(patterns, &join(&at, "allow"))?);
+        }
+        if let Some(patterns) = deny {
+            server.filter.deny = cx.globs(patterns, &join(&at, "deny"))?;
+        }
+        if let Some(patterns) = ask {
+            server.filter.ask = cx.globs(patterns, &join(&at, "ask"))?;
         }
     }
-    if let Some(v) = ptc.get("standalone") {
-        config.standalone = cx.strings(v, "ptc.standalone")?;
+    if let Some(standalone) = &ptc.standalone {
+        config.standalone.clone_from(standalone);
     }
-    if let Some(limits) = ptc.get("limits") {
-        for (key, value) in cx.object(limits, "ptc.limits")? {
-            let text = match value {
-                Json::String(s) => s.clone(),
-                Json::Number(n) => n.to_string(),
-                other => {
-                    return Err(cx.err(
-                        join("ptc.limits", key),
-                        format!("expected a number or a string, found {}", kind(other)),
-                    ));
-                }
-            };
-            config
-                .limits
-                .set(key, &text)
-                .map_err(|e| cx.err(join("ptc.limits", key), e.to_string()))?;
-        }
+    for (key, value) in ptc.limits.iter().flatten() {
+        let text = match value {
+            Json::String(s) => s.clone(),
+            Json::Number(n) => n.to_string(),
+            other => {
+                return Err(cx.err(
+                    join("ptc.limits", key),
+                    format!("expected a number or a string, found {}", kind(other)),
+                ));
+            }
+        };
+        config
+            .limits
+            .set(key, &text)
+            .map_err(|e| cx.err(join("ptc.limits", key), e.to_string()))?;
     }
-    if let Some(v) = ptc.get("parallelism") {
+    if let Some(v) = &ptc.parallelism {
         let n = v
             .as_u64()
             .filter(|n| *n > 0)
@@ -681,16 +567,16 @@ fn parse_ptc(cx: &Ctx<'_>, ptc: &Json, config: &mut Config) -> Result<(), Config
             .set("parallelism", &n.to_string())
             .map_err(|e| cx.err("ptc.parallelism", e.to_string()))?;
     }
-    if let Some(v) = ptc.get("toolTimeoutMs") {
+    if let Some(v) = &ptc.tool_timeout_ms {
         config.limits.tool_timeout_ms = cx.millis(v, "ptc.toolTimeoutMs")?;
     }
-    if let Some(v) = ptc.get("startupTimeoutMs") {
+    if let Some(v) = &ptc.startup_timeout_ms {
         let ms = cx
             .millis(v, "ptc.startupTimeoutMs")?
             .unwrap_or(DEFAULT_STARTUP_TIMEOUT_MS);
         config.startup_timeout = Duration::from_millis(ms);
     }
-    if let Some(v) = ptc.get("programCache") {
+    if let Some(v) = &ptc.program_cache {
         config.program_cache = v
             .as_u64()
             .and_then(|n| usize::try_from(n).ok())
@@ -863,11 +749,11 @@ mod tests {
     fn errors_name_the_file_the_server_and_the_field() {
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "argz": []}}}"#),
-            "c.json: mcpServers.fs.argz: unknown key; expected one of type, command, args, env, cwd, url, headers, bearerTokenEnv, bearerTokenFile, caFile, oauthClientCredentials"
+            "c.json: mcpServers.fs.argz: unknown field `argz`, expected one of `type`, `command`, `args`, `env`, `cwd`, `url`, `headers`, `bearerTokenEnv`, `bearerTokenFile`, `caFile`, `oauthClientCredentials`"
         );
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"command": "x", "args": ["a", 3]}}}"#),
-            "c.json: mcpServers.fs.args[1]: expected a string, found a number"
+            "c.json: mcpServers.fs.args[1]: invalid type: integer `3`, expected a string"
         );
         assert_eq!(
             err(r#"{"mcpServers": {"fs": {"args": []}}}"#),
@@ -875,9 +761,12 @@ mod tests {
         );
         assert_eq!(
             err(r#"{"servers": {}}"#),
-            "c.json: servers: unknown key; expected one of mcpServers, ptc"
+            "c.json: servers: unknown field `servers`, expected `mcpServers` or `ptc`"
         );
-        assert_eq!(err(r#"{}"#), "c.json: mcpServers: missing field");
+        assert_eq!(
+            err(r#"{}"#),
+            "c.json: (top level): missing field `mcpServers`"
+        );
         assert_eq!(
             err(r#"{"mcpServers": {}, "ptc": {"servers": {"gh": {}}}}"#),
             "c.json: ptc.servers.gh: no such server in mcpServers"
@@ -886,7 +775,7 @@ mod tests {
             err(
                 r#"{"mcpServers": {"a": {"command": "x"}}, "ptc": {"servers": {"a": {"ask": "x"}}}}"#
             ),
-            "c.json: ptc.servers.a.ask: expected an array of strings, found a string"
+            "c.json: ptc.servers.a.ask: invalid type: string \"x\", expected a sequence"
         );
         assert!(
             err(r#"{"mcpServers": {}, "ptc": {"limits": {"stepz": 1}}}"#)

@@ -19,8 +19,8 @@
 //!   reported too. A mismatched closing bracket inside a list stops the parse (as in Emacs).
 
 use crate::ast::{Sexp, SexpKind};
+use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::reader::codes;
 use crate::token::Token;
 use chumsky::error::LabelError;
 use chumsky::input::ValueInput;
