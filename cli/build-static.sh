@@ -24,7 +24,9 @@
 #
 # The one thing static glibc cannot do safely is load NSS modules (getaddrinfo): the static
 # build turns on the `hickory-dns` feature, so `ptc mcp` resolves its HTTP upstreams' host
-# names with hickory (/etc/hosts and /etc/resolv.conf) instead. ptc uses no other NSS call.
+# names with hickory (/etc/hosts and /etc/resolv.conf) instead, and so does the OTLP
+# exporter. ptc uses no other NSS call. The `otel` feature builds the OpenTelemetry exporter
+# in (off unless the OTEL_* variables ask for it; spec/reference/observability.md).
 #
 # Usage: cli/build-static.sh [extra cargo build arguments]; prints the binaries' paths.
 # Needs a *-linux-gnu host with glibc's static libraries (Debian: libc6-dev).
@@ -52,7 +54,7 @@ fi
 rm -rf "$probe"
 # cli/build.rs passes PTC_STARTUP_ORDER to the `ptc` link.
 RUSTFLAGS="$flags" PTC_STARTUP_ORDER="$order" \
-  cargo build --profile dist -p ptc-cli --bin ptc --bin ptc-mcp --features hickory-dns --target "$host" "$@"
+  cargo build --profile dist -p ptc-cli --bin ptc --bin ptc-mcp --features hickory-dns,otel --target "$host" "$@"
 dir="${CARGO_TARGET_DIR:-target}/$host/dist"
 if [ -n "$order" ] && command -v nm >/dev/null; then
   listed=$(grep -vc '^#' cli/startup.order || true)

@@ -38,5 +38,6 @@ pub mod builtin;
 pub mod confine;
 pub mod grep;
 pub mod mcp_args;
+pub mod otel;
 pub mod serve;
 pub mod walk;

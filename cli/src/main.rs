@@ -170,6 +170,12 @@ fn cli_main() -> u8 {
     let cli = Cli::parse();
     // A panicking tool is contained by the runtime; keep its report to one stderr line.
     std::panic::set_hook(Box::new(|info| log_line!("ptc: a tool panicked: {info}")));
+    // OpenTelemetry export (feature `otel`, asked for by OTEL_* variables): `ptc mcp` runs
+    // `ptc-mcp`, which installs its own; the guard flushes at exit.
+    let exporting = match cli.command {
+        Command::Run(_) | Command::Serve(_) => ptc_cli::otel::init(),
+        _ => None,
+    };
     let result = match cli.command {
         Command::Run(RunArgs {
             file,
@@ -186,6 +192,7 @@ fn cli_main() -> u8 {
         Command::Mcp(args) => mcp::run(&args),
         Command::Serve(args) => Ok(ptc_cli::serve::main(&args)),
     };
+    drop(exporting);
     match result {
         Ok(code) => code,
         Err(Usage(message)) => {
@@ -432,6 +439,8 @@ fn run(
     // process ends here, without dropping the runner, its registry, the outcome or the
     // runtime (whose blocking pool may hold a handler thread stuck in a blocking call that the
     // run abandoned: it is not waited for), nor unwinding the CLI thread.
+    // Spans and metrics go out first (feature `otel`): a one-shot run exports before it ends.
+    ptc_cli::otel::flush();
     std::process::exit(i32::from(!outcome.is_completed()))
 }
 

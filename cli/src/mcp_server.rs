@@ -22,6 +22,9 @@ use ptc_mcp::auth::{
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// The environment variable that filters the server's logs.
 const LOG_ENV: &str = "PTC_LOG";
@@ -46,12 +49,24 @@ fn main() -> ExitCode {
     let args = Cli::parse().args;
     let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .with_filter(filter);
+    #[cfg(feature = "otel")]
+    let (exporting, otel) = ptc_cli::otel::layer().unzip();
+    #[cfg(not(feature = "otel"))]
+    let (exporting, otel) = (
+        None::<ptc_cli::otel::Exporting>,
+        None::<tracing_subscriber::layer::Identity>,
+    );
+    let _ = tracing_subscriber::registry()
+        .with(fmt)
+        .with(otel)
         .try_init();
-    match serve(&args) {
+    let code = serve(&args);
+    drop(exporting);
+    match code {
         Ok(code) => code,
         Err(message) => {
             log_line!("ptc: error: {message}");

@@ -126,7 +126,7 @@ impl ToolHandler for UpstreamTool {
         let tool = self.tool.clone();
         let server = self.server.clone();
         Box::pin(async move {
-            let call = upstream::call(&peer, &tool, &request.arguments);
+            let call = upstream::call(&peer, &tool, &request.arguments, Some(&request.id));
             // Dropping the call future sends notifications/cancelled upstream.
             let result = tokio::select! {
                 result = call => result,

@@ -37,6 +37,7 @@ pub mod credentials;
 pub mod frame;
 pub mod gateway;
 pub mod mapping;
+pub mod propagation;
 pub mod search;
 pub mod server;
 pub mod upstream;

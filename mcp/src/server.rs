@@ -408,10 +408,36 @@ impl ServerHandler for PtcServer {
             .and_then(|m| m.get_progress_token())
             .or_else(|| context.meta.get_progress_token());
         match &*request.name {
-            listing::TOOL_NAME => Ok(self
-                .tool_call(&arguments, &context, progress_token)
+            listing::TOOL_NAME => {
+                // The MCP conventions' server span; its parent is the request's
+                // `_meta.traceparent` when an exporter installed the propagation hook.
+                let span = tracing::info_span!(
+                    target: "ptc",
+                    "tools/call",
+                    otel.name = "tools/call ToolCall",
+                    otel.kind = "server",
+                    mcp.method.name = "tools/call",
+                    gen_ai.operation.name = "execute_tool",
+                    gen_ai.tool.name = listing::TOOL_NAME,
+                );
+                let traceparent = request
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get_traceparent())
+                    .or_else(|| context.meta.get_traceparent());
+                let tracestate = request
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get_tracestate())
+                    .or_else(|| context.meta.get_tracestate());
+                crate::propagation::set_parent(&span, traceparent, tracestate);
+                Ok(tracing::Instrument::instrument(
+                    self.tool_call(&arguments, &context, progress_token),
+                    span,
+                )
                 .await
-                .into()),
+                .into())
+            }
             SEARCH_TOOL => {
                 let query = arguments.get("query").and_then(Json::as_str);
                 let Some(query) = query else {

@@ -168,7 +168,9 @@ async fn list_pages(peer: &Peer<RoleClient>) -> Result<Vec<Tool>, String> {
     Err(format!("tools/list gave more than {MAX_PAGES} pages"))
 }
 
-/// Calls `tool` on `peer` with `arguments`; the raw result or the error as text.
+/// Calls `tool` on `peer` with `arguments`; the raw result or the error as text. For nested
+/// call `call_id`, `_meta` carries the trace context of its `execute_tool` span when an
+/// exporter installed the propagation hook ([`crate::propagation`]).
 ///
 /// # Errors
 /// A JSON-RPC error or a dead transport, as text.
@@ -176,10 +178,18 @@ pub async fn call(
     peer: &Peer<RoleClient>,
     tool: &str,
     arguments: &Json,
+    call_id: Option<&str>,
 ) -> Result<CallToolResult, String> {
     let mut params = CallToolRequestParams::new(tool.to_owned());
     if let Json::Object(map) = arguments {
         params = params.with_arguments(map.clone());
+    }
+    if let Some((traceparent, tracestate)) = call_id.and_then(crate::propagation::of_call) {
+        let meta = params.meta.get_or_insert_with(Default::default);
+        meta.set_traceparent(traceparent);
+        if let Some(tracestate) = tracestate {
+            meta.set_tracestate(tracestate);
+        }
     }
     peer.call_tool(params).await.map_err(|e| e.to_string())
 }

@@ -304,7 +304,7 @@ async fn an_https_upstream_with_its_own_ca_works_with_a_bearer_token_or_client_c
     .await
     .expect("the HTTPS upstream trusted through caFile");
     assert_eq!(tools.len(), 1);
-    let result = upstream::call(&upstream.peer(), "secret", &json!({}))
+    let result = upstream::call(&upstream.peer(), "secret", &json!({}), None)
         .await
         .unwrap();
     assert_eq!(result.structured_content, Some(json!({"answer": 42})));
@@ -327,7 +327,7 @@ async fn an_https_upstream_with_its_own_ca_works_with_a_bearer_token_or_client_c
     )
     .await
     .expect("the HTTPS upstream reached with client credentials");
-    let result = upstream::call(&upstream.peer(), "secret", &json!({}))
+    let result = upstream::call(&upstream.peer(), "secret", &json!({}), None)
         .await
         .unwrap();
     assert_eq!(result.structured_content, Some(json!({"answer": 42})));
@@ -419,7 +419,7 @@ async fn client_credentials_are_exchanged_for_the_token_and_again_when_it_expire
     assert_eq!(exchanges.load(std::sync::atomic::Ordering::SeqCst), 1);
     // The token lives one second: a call after it has expired exchanges again.
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let result = upstream::call(&upstream.peer(), "secret", &json!({}))
+    let result = upstream::call(&upstream.peer(), "secret", &json!({}), None)
         .await
         .unwrap();
     assert_eq!(result.structured_content, Some(json!({"answer": 42})));

@@ -115,3 +115,78 @@ pub(super) fn check(params: &Json) -> Result<Json, Refusal> {
         .collect();
     Ok(json!({"ok": diagnostics.is_empty(), "diagnostics": items}))
 }
+
+/// The W3C trace context of a `run` (`traceparent`, optional `tracestate`): the version-00
+/// form `00-TRACEID-PARENTID-FLAGS` in lowercase hex, not all-zero ids; anything else is a
+/// refusal, so a host learns its context was not used.
+pub(super) fn trace_context(params: &Json) -> Result<Option<TraceContext>, Refusal> {
+    let bad = |message: &str| (INVALID_PARAMS, message.to_owned());
+    let traceparent = match params.get("traceparent") {
+        None | Some(Json::Null) => return Ok(None),
+        Some(Json::String(text)) => text.clone(),
+        Some(_) => return Err(bad("`traceparent` must be a string")),
+    };
+    let parts: Vec<&str> = traceparent.split('-').collect();
+    let hex = |part: &str, len: usize| {
+        part.len() == len && part.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    let well_formed = matches!(parts.as_slice(), [version, trace, parent, flags]
+        if *version == "00" && hex(trace, 32) && hex(parent, 16) && hex(flags, 2)
+            && trace.bytes().any(|b| b != b'0') && parent.bytes().any(|b| b != b'0'));
+    if !well_formed {
+        return Err(bad(
+            "`traceparent` must be a W3C traceparent: 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>",
+        ));
+    }
+    let tracestate = match params.get("tracestate") {
+        None | Some(Json::Null) => None,
+        Some(Json::String(text)) if text.len() <= 512 => Some(text.clone()),
+        Some(_) => return Err(bad("`tracestate` must be a string of at most 512 bytes")),
+    };
+    Ok(Some(TraceContext {
+        traceparent,
+        tracestate,
+    }))
+}
+
+/// A W3C trace context as the host sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TraceContext {
+    pub(super) traceparent: String,
+    pub(super) tracestate: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TraceContext, trace_context};
+    use serde_json::json;
+
+    const TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
+
+    #[test]
+    fn a_run_takes_only_a_well_formed_w3c_traceparent() {
+        assert_eq!(trace_context(&json!({})), Ok(None));
+        let good = format!("00-{TRACE}-b7ad6b7169203331-01");
+        assert_eq!(
+            trace_context(&json!({"traceparent": good, "tracestate": "a=1"})),
+            Ok(Some(TraceContext {
+                traceparent: good.clone(),
+                tracestate: Some("a=1".into())
+            }))
+        );
+        for bad in [
+            json!(7),
+            json!(format!("01-{TRACE}-b7ad6b7169203331-01")),
+            json!(format!("00-{TRACE}-0000000000000000-01")),
+            json!("00-00000000000000000000000000000000-b7ad6b7169203331-01"),
+            json!(format!("00-{}-b7ad6b7169203331-01", TRACE.to_uppercase())),
+            json!(format!("00-{TRACE}-b7ad6b7169203331")),
+            json!(format!("00-{TRACE}-b7ad6b7169203331-01-x")),
+        ] {
+            let refused = trace_context(&json!({ "traceparent": bad }));
+            assert!(matches!(refused, Err((-32602, _))), "{bad}: {refused:?}");
+        }
+        let long = "a".repeat(513);
+        assert!(trace_context(&json!({"traceparent": good, "tracestate": long})).is_err());
+    }
+}

@@ -8,7 +8,7 @@
 //! answer is ignored (with a log line) rather than fed to another run; every run answers
 //! its `run` request exactly once, with the settled outcome.
 
-use super::params::{Refusal, expression, limits, registry};
+use super::params::{Refusal, TraceContext, expression, limits, registry, trace_context};
 use super::{Answer, INVALID_REQUEST, MAX_RUNS, RpcId, Shared, request_id};
 use ptc_runtime::core::MediaRef;
 use ptc_runtime::core::envelope::{Envelope, EnvelopeConfig, EnvelopeOptions, Event, Failure};
@@ -29,6 +29,7 @@ pub(super) fn start_run(
     let source = expression(params)?.to_owned();
     let registry = Arc::new(registry(params)?);
     let limits = limits(params)?;
+    let trace = trace_context(params)?;
     let key = id.clone();
     let cancel = CancelToken::new();
     {
@@ -65,14 +66,19 @@ pub(super) fn start_run(
         },
         clock: Some(Arc::new(move || started.elapsed())),
     };
-    let envelope = match &shared.cache {
-        Some(cache) => Envelope::compile_cached(config, &source, cache, started.elapsed()),
-        None => Envelope::compile(config, &source, started.elapsed()),
-    };
+    // The run's span opens here, under the host's context when the engine exports.
+    let envelope = crate::otel::with_remote_parent(
+        trace.as_ref().map(|t| t.traceparent.as_str()),
+        trace.as_ref().and_then(|t| t.tracestate.as_deref()),
+        || match &shared.cache {
+            Some(cache) => Envelope::compile_cached(config, &source, cache, started.elapsed()),
+            None => Envelope::compile(config, &source, started.elapsed()),
+        },
+    );
     let shared = shared.clone();
     let id = id.clone();
     Ok(async move {
-        let outcome = drive(&shared, &id, envelope, &cancel, started).await;
+        let outcome = drive(&shared, &id, envelope, &cancel, started, trace.as_ref()).await;
         if let Ok(mut runs) = shared.runs.lock() {
             runs.remove(&key);
         }
@@ -87,6 +93,7 @@ async fn drive(
     mut envelope: Envelope,
     cancel: &CancelToken,
     started: Instant,
+    trace: Option<&TraceContext>,
 ) -> ptc_runtime::Outcome {
     let (answers_tx, mut answers) = mpsc::unbounded_channel::<(String, Answer)>();
     // Our JSON-RPC id for each call the host holds.
@@ -118,12 +125,13 @@ async fn drive(
                     held.insert(call.id.to_string(), request);
                     // Built as text so that the run's id is exactly the host's.
                     shared.out.send(format!(
-                        r#"{{"jsonrpc":"2.0","id":{},"method":"tool/call","params":{{"run":{},"id":{},"name":{},"arguments":{}}}}}"#,
+                        r#"{{"jsonrpc":"2.0","id":{},"method":"tool/call","params":{{"run":{},"id":{},"name":{},"arguments":{}{}}}}}"#,
                         json!(request_id(request)),
                         run.text(),
                         json!(call.id),
                         json!(call.tool),
                         json!(call.arguments),
+                        call_trace(&call.id, trace),
                     ));
                 }
             }
@@ -165,6 +173,23 @@ async fn drive(
             // An event added after this loop was written: yield, then poll again.
             _ => tokio::task::yield_now().await,
         }
+    }
+}
+
+/// The `traceparent` (and `tracestate`) fields of a `tool/call`: the context of the call's
+/// `execute_tool` span when the engine exports; otherwise the run's own, forwarded unchanged
+/// (as a W3C intermediary that does not trace does); nothing when the run had none.
+fn call_trace(call: &str, run: Option<&TraceContext>) -> String {
+    let context = crate::otel::context_of_call(call)
+        .or_else(|| run.map(|t| (t.traceparent.clone(), t.tracestate.clone())));
+    match context {
+        Some((traceparent, Some(tracestate))) => format!(
+            r#","traceparent":{},"tracestate":{}"#,
+            json!(traceparent),
+            json!(tracestate)
+        ),
+        Some((traceparent, None)) => format!(r#","traceparent":{}"#, json!(traceparent)),
+        None => String::new(),
     }
 }
 
