@@ -162,17 +162,19 @@ fn bad_auth_settings_are_usage_errors_that_never_show_the_token() {
             "--http",
             "1",
             "--oauth-issuer",
-            "https://idp.example",
+            "http://idp.example",
             "--public-url",
             "https://gw.example/mcp",
         ],
         &[],
     );
+    // Without a JWKS flag the keys are discovered from the issuer, which must then be
+    // https:// (or loopback): a plain-http issuer is refused at once.
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("--oauth-jwks-url or --oauth-jwks-file"),
+        stderr.contains("--oauth-issuer (discovery) http://idp.example: expected an https:// URL"),
         "{stderr}"
     );
 }
