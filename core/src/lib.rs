@@ -35,6 +35,7 @@ pub mod convert;
 pub mod envelope;
 pub mod errors;
 pub mod filter;
+pub mod host_json;
 pub mod ids;
 pub mod journal;
 pub mod listing;

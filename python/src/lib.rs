@@ -98,8 +98,8 @@ impl PyProgram {
         limits: Option<&str>,
         id: Option<String>,
     ) -> PyResult<Self> {
-        let contracts = session::contracts_from_json(tools).map_err(value_error)?;
-        let limits = session::limits_from_json(limits).map_err(value_error)?;
+        let contracts = ptc_core::host_json::contracts_from_json(tools).map_err(value_error)?;
+        let limits = ptc_core::host_json::limits_from_json(limits).map_err(value_error)?;
         let compiled = py.detach(|| session::Program::compile(expression, contracts, limits, id));
         match compiled {
             Ok(program) => Ok(PyProgram {
@@ -142,8 +142,8 @@ impl PyEngine {
     #[new]
     #[pyo3(signature = (tools, limits=None))]
     fn new(tools: &str, limits: Option<&str>) -> PyResult<Self> {
-        let contracts = session::contracts_from_json(tools).map_err(value_error)?;
-        let limits = session::limits_from_json(limits).map_err(value_error)?;
+        let contracts = ptc_core::host_json::contracts_from_json(tools).map_err(value_error)?;
+        let limits = ptc_core::host_json::limits_from_json(limits).map_err(value_error)?;
         let registry = session::registry(contracts).map_err(value_error)?;
         Ok(PyEngine {
             inner: Arc::new(session::Engine::new(Arc::new(registry), limits)),
@@ -444,38 +444,13 @@ fn json_to_py<'py>(py: Python<'py>, value: &Json) -> PyResult<Bound<'py, PyAny>>
 }
 
 fn tool_result(answer: Json) -> PyResult<ToolResult> {
-    let Json::Object(mut map) = answer else {
-        return Err(value_error("each answer must be a JSON object"));
-    };
-    let notes: Vec<String> = match map.remove("notes") {
-        Some(Json::Array(items)) => items
-            .into_iter()
-            .map(|n| match n {
-                Json::String(s) => s,
-                other => other.to_string(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    let mut result = if let Some(value) = map.remove("value") {
-        ToolResult::json(value)
-    } else if let Some(Json::String(text)) = map.remove("text") {
-        ToolResult::text(text)
-    } else if let Some(Json::String(message)) = map.remove("error") {
-        ToolResult::error(message)
-    } else {
-        return Err(value_error(
-            "an answer needs \"value\", \"text\" or \"error\"",
-        ));
-    };
-    result.notes = notes;
-    Ok(result)
+    ptc_core::host_json::answer_to_result(answer).map_err(value_error)
 }
 
 /// The ToolCall description, its input schema and the listing for the roster, as a dict.
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, tools: &str) -> PyResult<Bound<'py, PyAny>> {
-    let contracts = session::contracts_from_json(tools).map_err(value_error)?;
+    let contracts = ptc_core::host_json::contracts_from_json(tools).map_err(value_error)?;
     let registry = session::registry(contracts).map_err(value_error)?;
     describe_registry(py, &registry)
 }
@@ -502,8 +477,8 @@ fn check<'py>(
     tools: &str,
     limits: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let contracts = session::contracts_from_json(tools).map_err(value_error)?;
-    let limits = session::limits_from_json(limits).map_err(value_error)?;
+    let contracts = ptc_core::host_json::contracts_from_json(tools).map_err(value_error)?;
+    let limits = ptc_core::host_json::limits_from_json(limits).map_err(value_error)?;
     let registry = session::registry(contracts).map_err(value_error)?;
     let diagnostics = py.detach(|| ptc_compiler::check(expression, &registry.roster(), &limits));
     json_to_py(py, &diagnostics_value(&diagnostics))

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The JavaScript package (js/, issue 39): installs wasm-bindgen-cli at the version the
+# wasm-bindgen crate is pinned to (built from source by cargo, nothing prebuilt), builds the
+# WebAssembly core (js/build.sh), then runs Node's test runner over the API and the hostile
+# cases against that build. Needs node >= 20; without it the check is skipped loudly, or
+# fails when CI is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v node >/dev/null 2>&1 || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
+    if [ -n "${CI:-}" ]; then
+        echo "js.sh: FAIL: node >= 20 is required when CI is set" >&2
+        exit 1
+    fi
+    echo "js.sh: SKIPPED: no node >= 20; the JavaScript package was NOT tested" >&2
+    exit 0
+fi
+version=$(grep -m1 '^wasm-bindgen = ' Cargo.toml | sed 's/.*"=\{0,1\}\([0-9.]*\)".*/\1/')
+rustup target add wasm32-unknown-unknown >/dev/null
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $version\$"; then
+    echo "== js: cargo install wasm-bindgen-cli $version"
+    # Not --locked: its lock file names a webpki-roots release the registry may not carry.
+    cargo install wasm-bindgen-cli --version "$version" --quiet
+fi
+echo "== js: js/build.sh"
+bash js/build.sh
+echo "== js: .wasm $(wc -c < js/pkg/ptc_js_bg.wasm) bytes, $(gzip -9 -c js/pkg/ptc_js_bg.wasm | wc -c) gzipped"
+echo "== js: node --test js/test/"
+(cd js && node --test test/)
+echo "== js: npm pack, installed into a scratch project, the README's example"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+(cd js && npm pack --silent --pack-destination "$scratch" >/dev/null)
+(cd "$scratch" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund ./ptc-engine-0.1.0.tgz \
+    && cp "$OLDPWD/js/examples/readme.mjs" . && node readme.mjs)

@@ -1,0 +1,216 @@
+//! ptc's sans-IO core for JavaScript (wasm-bindgen): an [`Engine`] built once from a roster
+//! and budgets, and a [`Run`] the JS driver (`js/index.js`) steps with the host's clock.
+//!
+//! Everything crosses as JSON text: the roster, the budgets, each event and each answer, in
+//! the shapes the Python package uses (`ptc_core::host_json`). The module keeps no global
+//! state; every run owns its envelope, so one run's failure never touches another.
+//!
+//! Invariants: no method traps the instance on any input — a malformed roster, budget or
+//! answer is a thrown `Error` with the reason, a host's misuse (an unknown call id, an
+//! answer after settling) is a thrown `Error` that changes nothing, and every script ends
+//! in an outcome. Time is the host's: every `now_ms` is milliseconds since the run began.
+
+#![forbid(unsafe_code)]
+
+use ptc_core::envelope::{CallRequest, Envelope, EnvelopeConfig, EnvelopeOptions, Event};
+use ptc_core::{Catalog, Failure, host_json};
+use ptc_vm::Limits;
+use serde_json::{Value as Json, json};
+use std::sync::Arc;
+use std::time::Duration;
+use wasm_bindgen::prelude::*;
+
+/// A roster and budgets, built once; runs any number of scripts.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Engine {
+    catalog: Arc<Catalog>,
+    limits: Arc<Limits>,
+}
+
+fn error(message: impl std::fmt::Display) -> JsError {
+    JsError::new(&message.to_string())
+}
+
+fn duration(now_ms: f64) -> Duration {
+    if now_ms.is_finite() && now_ms > 0.0 {
+        Duration::from_secs_f64(now_ms / 1000.0)
+    } else {
+        Duration::ZERO
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// The engine of `tools` (a JSON list of `{name, description, inputSchema}`) under
+    /// `limits` (a JSON object keyed like `ptc run --limit`, or undefined).
+    ///
+    /// # Errors
+    /// A malformed roster or budget, an illegal or duplicate tool name, a bad schema.
+    #[wasm_bindgen(constructor)]
+    pub fn new(tools: &str, limits: Option<String>) -> Result<Engine, JsError> {
+        let contracts = host_json::contracts_from_json(tools).map_err(error)?;
+        let limits = host_json::limits_from_json(limits.as_deref()).map_err(error)?;
+        let mut catalog = Catalog::new();
+        for contract in contracts {
+            catalog.add(contract).map_err(error)?;
+        }
+        Ok(Engine {
+            catalog: Arc::new(catalog),
+            limits: Arc::new(limits),
+        })
+    }
+
+    /// The ToolCall tool's name, description and input schema, and the tool listing (JSON).
+    #[must_use]
+    pub fn describe(&self) -> String {
+        json!({
+            "name": ptc_core::listing::TOOL_NAME,
+            "description": ptc_core::listing::DESCRIPTION,
+            "input_schema": ptc_core::listing::input_schema(),
+            "listing": ptc_core::listing::tool_listing(&self.catalog),
+        })
+        .to_string()
+    }
+
+    /// The static pipeline's diagnostics for `expression` (a JSON list, empty when it
+    /// compiles).
+    #[must_use]
+    pub fn check(&self, expression: &str) -> String {
+        let diagnostics = ptc_compiler::check(expression, &self.catalog.roster(), &self.limits);
+        Json::Array(
+            diagnostics
+                .iter()
+                .map(|d| {
+                    json!({"code": d.code, "kind": d.kind.to_string(), "message": d.message,
+                           "span": {"start": d.span.start, "end": d.span.end}})
+                })
+                .collect(),
+        )
+        .to_string()
+    }
+
+    /// Starts `expression` as envelope `id`; with `ask_permission` every call is first
+    /// offered as a `permission` event. Compile errors settle the run at once.
+    #[must_use]
+    pub fn start(&self, expression: &str, id: &str, ask_permission: bool) -> Run {
+        let config = EnvelopeConfig {
+            catalog: Arc::clone(&self.catalog),
+            limits: Arc::clone(&self.limits),
+            id: Arc::from(id),
+            options: EnvelopeOptions {
+                ask_permission,
+                journal: false,
+                progress: false,
+            },
+            clock: None,
+        };
+        Run {
+            envelope: Envelope::compile(config, expression, Duration::ZERO),
+        }
+    }
+}
+
+/// One run, stepped by the JS driver.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct Run {
+    envelope: Envelope,
+}
+
+fn calls(calls: &[CallRequest]) -> Json {
+    Json::Array(
+        calls
+            .iter()
+            .map(|c| {
+                json!({"id": &*c.id, "name": &*c.tool, "arguments": &*c.arguments,
+                       "batch": c.batch, "position": c.position})
+            })
+            .collect(),
+    )
+}
+
+#[wasm_bindgen]
+impl Run {
+    /// Polls until the host must act; the event as JSON `{kind, ...}`: `permission` or
+    /// `dispatch` with `calls` ({id, name, arguments, batch, position}), `cancel` with `ids`,
+    /// `pause` (a fuel slice ended: yield, then step again), `waiting` with `ms` until the
+    /// next deadline (or null), `settled` with `outcome` (the object `ptc run --format
+    /// json` prints).
+    #[must_use]
+    pub fn step(&mut self, now_ms: f64) -> String {
+        let now = duration(now_ms);
+        loop {
+            let event = match self.envelope.poll(now) {
+                Event::Permission(requests) => {
+                    json!({"kind": "permission", "calls": calls(&requests)})
+                }
+                Event::Dispatch(requests) => json!({"kind": "dispatch", "calls": calls(&requests)}),
+                Event::Cancel(ids) => json!({"kind": "cancel", "ids": ids}),
+                Event::Pause => json!({"kind": "pause"}),
+                Event::Waiting { deadline } => {
+                    let ms = deadline.map(|d| d.saturating_sub(now).as_secs_f64() * 1000.0);
+                    json!({"kind": "waiting", "ms": ms})
+                }
+                Event::Settled(outcome) => json!({"kind": "settled", "outcome": outcome.to_json()}),
+                // No journal is asked for; a newer core's event: poll again.
+                _ => continue,
+            };
+            return event.to_string();
+        }
+    }
+
+    /// Allows call `id` at the permission point.
+    ///
+    /// # Errors
+    /// An id not awaiting a decision.
+    pub fn allow(&mut self, id: &str) -> Result<(), JsError> {
+        self.envelope.allow(id).map_err(error)
+    }
+
+    /// Denies call `id`: the script aborts `denied` with `reason`.
+    ///
+    /// # Errors
+    /// An id not awaiting a decision.
+    pub fn deny(&mut self, id: &str, reason: &str) -> Result<(), JsError> {
+        self.envelope.deny(id, reason).map_err(error)
+    }
+
+    /// Answers call `id` with `answer` (JSON `{"value": ...}`, `{"text": ...}` or
+    /// `{"error": ...}`, optional `notes`). An answer after the call's deadline counts as
+    /// its timeout.
+    ///
+    /// # Errors
+    /// A malformed answer (the call is then failed with the reason), or an id not running.
+    pub fn complete(&mut self, now_ms: f64, id: &str, answer: &str) -> Result<(), JsError> {
+        let now = duration(now_ms);
+        let parsed = serde_json::from_str::<Json>(answer)
+            .map_err(|e| e.to_string())
+            .and_then(host_json::answer_to_result);
+        match parsed {
+            Ok(result) => self.envelope.complete(now, id, result).map_err(error),
+            Err(why) => {
+                let message = format!("returned data ptc cannot read: {why}");
+                self.envelope
+                    .fail(now, id, Failure::Host(message))
+                    .map_err(error)
+            }
+        }
+    }
+
+    /// Fails call `id` on the host's side (the handler threw): the guest gets
+    /// `(:error "Error: TOOL failed: MESSAGE")`.
+    ///
+    /// # Errors
+    /// An id not running.
+    pub fn fail(&mut self, now_ms: f64, id: &str, message: &str) -> Result<(), JsError> {
+        self.envelope
+            .fail(duration(now_ms), id, Failure::Host(message.to_owned()))
+            .map_err(error)
+    }
+
+    /// Interrupts the run; the next step settles `interrupted` with the audit.
+    pub fn cancel(&mut self) {
+        self.envelope.cancel();
+    }
+}
