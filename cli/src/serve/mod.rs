@@ -106,8 +106,10 @@ impl RpcId {
             && number.is_f64()
             && let Some(raw) = raw()
             && let Ok(text) = String::from_utf8(raw)
-            && serde_json::from_str::<Json>(&text)
-                .is_ok_and(|v| v.is_number() && v.as_f64() == number.as_f64())
+            // Bit for bit: `0.0 == -0.0`, but `0` is not the id `-0` (found by fuzzing).
+            && serde_json::from_str::<Json>(&text).is_ok_and(|v| {
+                v.is_number() && v.as_f64().map(f64::to_bits) == number.as_f64().map(f64::to_bits)
+            })
         {
             return RpcId(text);
         }
@@ -717,6 +719,12 @@ mod tests {
                 br#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"initialize"}"#,
                 "123456789012345678901234567890",
             ),
+            // `0` and `-0` are equal as floats but not the same id (found by fuzzing).
+            (
+                br#"{"jsonrpc":"2.0","id":0,"id":-0,"method":"initialize"}"#,
+                "-0.0",
+            ),
+            (br#"{"jsonrpc":"2.0","id":-0,"method":"initialize"}"#, "-0"),
         ] {
             handle(&shared, line, &mut tasks);
             let answer = frames.recv().unwrap();
