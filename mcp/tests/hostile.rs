@@ -336,7 +336,7 @@ fn bad_answer(kind: &str, id: &Json) -> String {
 async fn fails_at_once(client: &RunningService<RoleClient, Client>, cases: &[(&str, &str)]) {
     for (kind, reason) in cases {
         let started = Instant::now();
-        let result = tool_call(&client, &format!(r#"(raw.bad :kind "{kind}")"#)).await;
+        let result = tool_call(client, &format!(r#"(raw.bad :kind "{kind}")"#)).await;
         let text = result["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
