@@ -16,7 +16,8 @@
 //! matchable error kinds), [`journal`] (durable records and the store trait), [`listing`]
 //! (what the model is told), [`provider`] (Anthropic/OpenAI shapes), [`progress`] (live
 //! snapshots), [`script`] (compile once, run many), [`cache`] (compiled programs by
-//! source). `spec/reference/embedding.md` is the reference.
+//! source), [`ids`] (fresh envelope ids), [`host_json`] (the JSON shapes the Python and
+//! JavaScript bindings share). `spec/reference/embedding.md` is the reference.
 //!
 //! Invariants: the crate depends on no async runtime, no clock and no filesystem; it builds
 //! for `wasm32-unknown-unknown` (`.ci/run` checks both).
