@@ -76,7 +76,7 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditRecord {
     /// `ENVELOPE/N` (shared with the call's [`CallRequest`](crate::CallRequest) and
-    /// [`ToolRequestCtx`](crate::ToolRequestCtx)).
+    /// `ptc_runtime::ToolRequestCtx`).
     pub id: Arc<str>,
     /// N: dispatch order across the whole script, from 1.
     pub order: u64,

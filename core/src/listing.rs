@@ -157,7 +157,7 @@ pub fn tool_listing(registry: &Catalog) -> String {
 }
 
 /// The tool listing of the tools of `registry` that `filter` allows (a filtered run's
-/// listing: [`crate::RunOptions::tools`]).
+/// listing: `ptc_runtime::RunOptions::tools`).
 #[must_use]
 pub fn tool_listing_for(registry: &Catalog, filter: Option<&crate::filter::ToolFilter>) -> String {
     let allowed = |name: &str| filter.is_none_or(|f| f.allows(name));

@@ -55,7 +55,7 @@ impl ToolCallDefinition {
     }
 
     /// The definition and listing a run filtered by `filter` sees
-    /// ([`crate::RunOptions::tools`]).
+    /// (`ptc_runtime::RunOptions::tools`).
     #[must_use]
     pub fn for_filtered(registry: &Catalog, filter: &crate::filter::ToolFilter) -> Self {
         ToolCallDefinition {

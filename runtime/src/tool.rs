@@ -82,7 +82,7 @@ impl ToolRequestCtx {
 }
 
 /// A tool implementation: asynchronous ([`ToolHandler::call`]), or answering at once
-/// ([`ToolHandler::call_now`], [`SyncHandler`]).
+/// ([`ToolHandler::call_now`], `register_sync`).
 pub trait ToolHandler: Send + Sync {
     /// Runs one call.
     fn call(&self, request: ToolRequestCtx) -> BoxFuture<ToolResult>;
@@ -139,7 +139,7 @@ where
 }
 
 /// The host's tools, in registration order: a [`Catalog`] and a handler for each entry.
-/// Cheap to share behind an `Arc`; a run may use a subset ([`ToolFilter`]) without
+/// Cheap to share behind an `Arc`; a run may use a subset ([`ToolFilter`](ptc_core::ToolFilter)) without
 /// recompiling any schema.
 #[derive(Default)]
 pub struct Registry {
@@ -175,7 +175,7 @@ impl Registry {
     }
 
     /// Registers a tool whose handler answers every call at once, without a future
-    /// ([`SyncHandler`]): the cheapest kind of handler for a tool that does not wait.
+    /// (`SyncHandler`): the cheapest kind of handler for a tool that does not wait.
     ///
     /// ```
     /// use ptc_runtime::{Isolation, Registry, RunOptions, Runner, ToolContract, ToolResult};

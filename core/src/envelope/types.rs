@@ -20,7 +20,7 @@ pub struct EnvelopeOptions {
     pub ask_permission: bool,
     /// Emit [`Event::Journal`] for the start and settled records.
     pub journal: bool,
-    /// Keep [`Progress`] snapshots for [`Envelope::take_progress`].
+    /// Keep [`Progress`](crate::Progress) snapshots for [`Envelope::take_progress`](crate::Envelope::take_progress).
     pub progress: bool,
 }
 
@@ -38,7 +38,7 @@ impl Default for EnvelopeOptions {
 #[derive(Debug, Clone)]
 pub struct EnvelopeConfig {
     /// The tools: their contracts name them for the compiler and validate arguments. The
-    /// envelope never calls their handlers ([`Catalog::declare`] registers a contract
+    /// envelope never calls their handlers ([`crate::Catalog::add`] adds a contract
     /// alone).
     pub catalog: Arc<Catalog>,
     /// The budgets, shared: a host starting many envelopes under one budget set passes one
@@ -96,7 +96,7 @@ pub struct CallRequest {
     /// The tool (shared with the program's tool table).
     pub tool: Arc<str>,
     /// The converted, schema-validated argument object (one copy per call, shared with
-    /// the handler's [`ToolRequestCtx`](crate::ToolRequestCtx) and, when it needs no
+    /// the handler's `ptc_runtime::ToolRequestCtx` and, when it needs no
     /// cut, the audit record).
     pub arguments: Arc<Json>,
     /// The batch number, for `parallel` batches of more than one call.
@@ -113,9 +113,9 @@ pub struct CallRequest {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Event {
-    /// Decide these calls: [`Envelope::allow`] or [`Envelope::deny`] each, in any order.
+    /// Decide these calls: [`Envelope::allow`](crate::Envelope::allow) or [`Envelope::deny`](crate::Envelope::deny) each, in any order.
     Permission(Vec<CallRequest>),
-    /// Start these calls; answer each with [`Envelope::complete`] or [`Envelope::fail`].
+    /// Start these calls; answer each with [`Envelope::complete`](crate::Envelope::complete) or [`Envelope::fail`](crate::Envelope::fail).
     Dispatch(Vec<CallRequest>),
     /// Stop these calls (ids): they timed out or were abandoned. Answers for them are
     /// refused from now on.
@@ -128,7 +128,7 @@ pub enum Event {
         /// clock.
         deadline: Option<Duration>,
     },
-    /// Write this record durably, then call [`Envelope::journal_written`].
+    /// Write this record durably, then call [`Envelope::journal_written`](crate::Envelope::journal_written).
     Journal(JournalRecord),
     /// The envelope settled; later polls repeat it.
     Settled(Box<Outcome>),

@@ -132,8 +132,8 @@ impl RunOptions {
         }
     }
 
-    /// Host data every [`ToolRequestCtx`] of the run reads with
-    /// [`ToolRequestCtx::data`] (and the policy too).
+    /// Host data every [`ToolRequestCtx`](crate::ToolRequestCtx) of the run reads with
+    /// [`ToolRequestCtx::data`](crate::ToolRequestCtx::data) (and the policy too).
     #[must_use]
     pub fn data(mut self, data: RunData) -> Self {
         self.data = data;
@@ -141,7 +141,7 @@ impl RunOptions {
     }
 
     /// Budgets for this run: each is the smaller of these and the runner's
-    /// ([`crate::context::tighten`]) — a run can tighten, never loosen.
+    /// (`context::tighten`) — a run can tighten, never loosen.
     #[must_use]
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = Some(limits);
@@ -156,7 +156,7 @@ impl RunOptions {
     }
 
     /// Only the registry's tools `filter` allows exist for this run: its compilation
-    /// (preflight reports others as unknown functions) and [`Runner::listing`].
+    /// (preflight reports others as unknown functions) and [`Runner::listing`](crate::Runner::listing).
     #[must_use]
     pub fn tools(mut self, filter: ToolFilter) -> Self {
         self.tools = Some(filter);
