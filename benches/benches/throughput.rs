@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Timing rows: runs/s (the best of several batches), p50/p99 over every run of every
-//! batch, for a compile every run, compiled once (`run_program`) with either handler
+//! batch, for a compile every run, compiled once (`Runner::run` of a `Source::Program`) with either handler
 //! isolation, the compiler alone, the VM alone (the same machine answered by a minimal host
 //! loop: the same handler work, the results converted from the same JSON, the final value
 //! rendered), and the

@@ -1,5 +1,5 @@
 //! What compiling once saves: the same 10-line script with three nested calls, run N
-//! times through `Runner::run` (compiles every time) and through `Runner::run_script` (a
+//! times through `Runner::run` (compiles every time) and through `Runner::run` of a compiled `Script` (a
 //! `Script` compiled once, its input bound per run). Prints the median and minimum time
 //! per run of each, in microseconds.
 //!
@@ -71,6 +71,6 @@ fn main() -> Result<(), Box<dyn Error>> {
     let (once_median, once_min) = median(once);
     println!("runs: {n} of each, interleaved");
     println!("run (compile every time):  median {each_median:.1} us, min {each_min:.1} us");
-    println!("run_script (compiled once): median {once_median:.1} us, min {once_min:.1} us");
+    println!("run of a Script (compiled once): median {once_median:.1} us, min {once_min:.1} us");
     Ok(())
 }
