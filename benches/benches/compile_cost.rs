@@ -187,7 +187,9 @@ fn main() {
     };
     row("read (lex + parse)", &mut { read });
     row("compile (whole pipeline)", &mut { compile_once });
-    row("run compiled (Runner::run, Source::Program)", &mut { run_compiled });
+    row("run compiled (Runner::run, Source::Program)", &mut {
+        run_compiled
+    });
     row("compile + run (run)", &mut { run_whole });
     println!("load {} at end", load());
 }

@@ -1,6 +1,6 @@
 //! What compiling once saves: the same 10-line script with three nested calls, run N
-//! times through `Runner::run` (compiles every time) and through `Runner::run` of a compiled `Script` (a
-//! `Script` compiled once, its input bound per run). Prints the median and minimum time
+//! times through `Runner::run` of its text (compiles every time) and of a `Script` compiled
+//! once (its input bound per run). Prints the median and minimum time
 //! per run of each, in microseconds.
 //!
 //! `cargo run --release -p ptc-runtime --example compile_once [N]`
