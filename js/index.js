@@ -120,7 +120,8 @@ export class Run {
   }
 
   complete(id, result) {
-    this.#run.complete(now() - this.#started, id, encodeAnswer(result));
+    const [, kind, payload] = answerOf(id, result);
+    feed(this.#run, now() - this.#started, id, kind, payload);
   }
 
   fail(id, message) {
@@ -132,17 +133,31 @@ export class Run {
   }
 }
 
-/** A handler's return value as the answer the core reads: a string is text, `{error}`
- * a tool failure, `{text}`/`{value}` as given, anything else structured JSON. */
-function encodeAnswer(result) {
-  if (typeof result === "string") return JSON.stringify({ text: result });
+/** A handler's return value as `[id, kind, payload]` for `feed`: a string is text, plain
+ * data structured JSON, `{value|text|error, notes}` the full answer shape. */
+function answerOf(id, result) {
+  if (typeof result === "string") return [id, "text", result];
   if (result && typeof result === "object" && !Array.isArray(result)) {
     const keys = Object.keys(result);
     const shaped = keys.length > 0 && keys.every((k) => ["value", "text", "error", "notes"].includes(k))
       && ("value" in result || typeof result.text === "string" || typeof result.error === "string");
-    if (shaped) return JSON.stringify(result);
+    if (shaped) return [id, "answer", JSON.stringify(result)];
   }
-  return JSON.stringify({ value: result === undefined ? null : result });
+  return [id, "value", JSON.stringify(result === undefined ? null : result)];
+}
+
+/** Hands one answer to the run by the cheapest path its kind allows. */
+function feed(run, nowMs, id, kind, payload) {
+  switch (kind) {
+    case "text":
+      return run.complete_text(nowMs, id, payload);
+    case "value":
+      return run.complete_value(nowMs, id, payload);
+    case "answer":
+      return run.complete(nowMs, id, payload);
+    default:
+      return run.fail(nowMs, id, payload);
+  }
 }
 
 function message(error) {
@@ -188,11 +203,10 @@ async function drive(engine, tools, expression, options) {
     for (;;) {
       // Answers that arrived since the last step go in first.
       while (ended.length > 0) {
-        const [callId, ok, value] = ended.shift();
+        const [callId, kind, payload] = ended.shift();
         if (!running.delete(callId)) continue; // cancelled meanwhile: dropped
         try {
-          if (ok) run.complete(elapsed(), callId, value);
-          else run.fail(elapsed(), callId, value);
+          feed(run, elapsed(), callId, kind, payload);
         } catch {
           // Refused (timed out or cancelled meanwhile): the envelope already said so.
         }
@@ -233,14 +247,14 @@ async function drive(engine, tools, expression, options) {
               },
             };
             const settle = (ok, value) => {
-              if (ok) {
-                try {
-                  ended.push([call.id, true, encodeAnswer(value)]);
-                } catch (error) {
-                  ended.push([call.id, false, `returned data ptc cannot read: ${message(error)}`]);
-                }
-              } else {
-                ended.push([call.id, false, message(value)]);
+              if (!ok) {
+                ended.push([call.id, "fail", message(value)]);
+                return;
+              }
+              try {
+                ended.push(answerOf(call.id, value));
+              } catch (error) {
+                ended.push([call.id, "fail", `returned data ptc cannot read: ${message(error)}`]);
               }
             };
             let result;
@@ -262,8 +276,23 @@ async function drive(engine, tools, expression, options) {
                 },
               );
             } else {
-              // Answered at once: fed before the next step, with no turn of the event loop.
-              settle(true, result);
+              // Answered at once: fed now, with no turn of the event loop.
+              running.delete(call.id);
+              let answer;
+              try {
+                answer = answerOf(call.id, result);
+              } catch (error) {
+                answer = [call.id, "fail", `returned data ptc cannot read: ${message(error)}`];
+              }
+              try {
+                if (answer[1] === "text" && call.index !== undefined) {
+                  run.complete_text_at(elapsed(), call.index, answer[2]);
+                } else {
+                  feed(run, elapsed(), call.id, answer[1], answer[2]);
+                }
+              } catch {
+                // Refused (the run was cancelled meanwhile): the envelope already said so.
+              }
             }
           }
           break;

@@ -118,16 +118,59 @@ pub struct Run {
     envelope: Envelope,
 }
 
-fn calls(calls: &[CallRequest]) -> Json {
-    Json::Array(
-        calls
-            .iter()
-            .map(|c| {
-                json!({"id": &*c.id, "name": &*c.tool, "arguments": &*c.arguments,
-                       "batch": c.batch, "position": c.position})
-            })
-            .collect(),
-    )
+/// `{"kind":KIND,"calls":[{id, name, arguments, batch, position}, ...]}`, written straight
+/// into the text (no JSON tree per event: this is every nested call's path).
+fn calls_event(kind: &str, calls: &[CallRequest], envelope: &Envelope) -> String {
+    let mut out = String::with_capacity(64 + calls.len() * 96);
+    out.push_str(r#"{"kind":""#);
+    out.push_str(kind);
+    out.push_str(r#"","calls":["#);
+    for (i, call) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(r#"{"id":"#);
+        push_string(&mut out, &call.id);
+        out.push_str(r#","name":"#);
+        push_string(&mut out, &call.tool);
+        out.push_str(r#","arguments":"#);
+        out.push_str(&call.arguments.to_string());
+        out.push_str(r#","batch":"#);
+        match call.batch {
+            Some(batch) => out.push_str(itoa::Buffer::new().format(batch)),
+            None => out.push_str("null"),
+        }
+        out.push_str(r#","position":"#);
+        out.push_str(itoa::Buffer::new().format(call.position));
+        // The call's index in the envelope: what the `*_at` answers take.
+        if let Some(index) = envelope.index_of(&call.id) {
+            out.push_str(r#","index":"#);
+            out.push_str(itoa::Buffer::new().format(index));
+        }
+        out.push('}');
+    }
+    out.push_str("]}");
+    out
+}
+
+/// Appends `text` as a JSON string literal.
+fn push_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                out.push_str("\\u00");
+                out.push(char::from(
+                    b"0123456789abcdef"[(u32::from(c) >> 4) as usize & 0xf],
+                ));
+                out.push(char::from(b"0123456789abcdef"[u32::from(c) as usize & 0xf]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 #[wasm_bindgen]
@@ -143,9 +186,11 @@ impl Run {
         loop {
             let event = match self.envelope.poll(now) {
                 Event::Permission(requests) => {
-                    json!({"kind": "permission", "calls": calls(&requests)})
+                    return calls_event("permission", &requests, &self.envelope);
                 }
-                Event::Dispatch(requests) => json!({"kind": "dispatch", "calls": calls(&requests)}),
+                Event::Dispatch(requests) => {
+                    return calls_event("dispatch", &requests, &self.envelope);
+                }
                 Event::Cancel(ids) => json!({"kind": "cancel", "ids": ids}),
                 Event::Pause => json!({"kind": "pause"}),
                 Event::Waiting { deadline } => {
@@ -198,6 +243,58 @@ impl Run {
         }
     }
 
+    /// Answers call `id` with a text result (a handler that returned a string): the fast
+    /// path, no JSON.
+    ///
+    /// # Errors
+    /// An id not running.
+    pub fn complete_text(&mut self, now_ms: f64, id: &str, text: &str) -> Result<(), JsError> {
+        let result = ptc_core::ToolResult::text(text);
+        self.envelope
+            .complete(duration(now_ms), id, result)
+            .map_err(error)
+    }
+
+    /// [`Run::complete_text`] for the call at `index` (the event's `index`): no id to look
+    /// up.
+    ///
+    /// # Errors
+    /// An index not running.
+    pub fn complete_text_at(
+        &mut self,
+        now_ms: f64,
+        index: usize,
+        text: &str,
+    ) -> Result<(), JsError> {
+        let result = ptc_core::ToolResult::text(text);
+        self.envelope
+            .complete_at(duration(now_ms), index, result)
+            .map_err(error)
+    }
+
+    /// Answers call `id` with structured data, `value` its JSON text (a handler that
+    /// returned plain data); text that is not JSON fails the call with the reason.
+    ///
+    /// # Errors
+    /// An id not running.
+    pub fn complete_value(&mut self, now_ms: f64, id: &str, value: &str) -> Result<(), JsError> {
+        let now = duration(now_ms);
+        match serde_json::from_str::<Json>(value) {
+            Ok(json) => self
+                .envelope
+                .complete(now, id, ptc_core::ToolResult::structured(json))
+                .map_err(error),
+            Err(why) => self
+                .envelope
+                .fail(
+                    now,
+                    id,
+                    Failure::Host(format!("returned data ptc cannot read: {why}")),
+                )
+                .map_err(error),
+        }
+    }
+
     /// Fails call `id` on the host's side (the handler threw): the guest gets
     /// `(:error "Error: TOOL failed: MESSAGE")`.
     ///
@@ -212,5 +309,25 @@ impl Run {
     /// Interrupts the run; the next step settles `interrupted` with the audit.
     pub fn cancel(&mut self) {
         self.envelope.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_json_literals() {
+        for text in [
+            "plain",
+            "q\"uote",
+            "back\\slash",
+            "tab\tnew\nline\u{1}",
+            "ünï ☃",
+        ] {
+            let mut out = String::new();
+            push_string(&mut out, text);
+            assert_eq!(serde_json::from_str::<String>(&out).unwrap(), text, "{out}");
+        }
     }
 }
