@@ -72,7 +72,7 @@ export interface Diagnostic {
 }
 
 export type Event =
-  | { kind: "permission" | "dispatch"; calls: (PendingCall & { batch: number | null; position: number })[] }
+  | { kind: "permission" | "dispatch"; calls: (PendingCall & { batch: number | null; position: number; index?: number })[] }
   | { kind: "cancel"; ids: string[] }
   | { kind: "pause" }
   | { kind: "waiting"; ms: number | null }
