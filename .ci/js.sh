@@ -25,8 +25,18 @@ fi
 echo "== js: js/build.sh"
 bash js/build.sh
 echo "== js: .wasm $(wc -c < js/pkg/ptc_js_bg.wasm) bytes, $(gzip -9 -c js/pkg/ptc_js_bg.wasm | wc -c) gzipped"
+# The MCP adapter's test: the official TypeScript SDK and the reference server, pinned.
+TS_MCP=@modelcontextprotocol/sdk@1.32.2
+EVERYTHING=@modelcontextprotocol/server-everything@2026.8.31
+mcp_cache="${PTC_MCP_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ptc-mcp-e2e}/js-mcp"
+if ! grep -q '"version": "1.32.2"' "$mcp_cache/node_modules/@modelcontextprotocol/sdk/package.json" 2>/dev/null \
+    || [ ! -x "$mcp_cache/node_modules/.bin/mcp-server-everything" ]; then
+    echo "== js: npm install $TS_MCP $EVERYTHING"
+    mkdir -p "$mcp_cache"
+    npm install --silent --no-audit --no-fund --prefix "$mcp_cache" "$TS_MCP" "$EVERYTHING"
+fi
 echo "== js: node --test js/test/"
-(cd js && node --test test/)
+(cd js && PTC_JS_MCP_MODULES="$mcp_cache/node_modules" node --test test/)
 echo "== js: npm pack, installed into a scratch project, the README's example"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
