@@ -106,9 +106,10 @@ impl RpcId {
             && number.is_f64()
             && let Some(raw) = raw()
             && let Ok(text) = String::from_utf8(raw)
-            // Bit for bit: `0.0 == -0.0`, but `0` is not the id `-0` (found by fuzzing).
+            // The same float bit for bit: `0.0 == -0.0`, and `2` reads as the integer 2, but
+            // neither `0` nor `2` is the id `-0` or `2.00` (both found by fuzzing).
             && serde_json::from_str::<Json>(&text).is_ok_and(|v| {
-                v.is_number() && v.as_f64().map(f64::to_bits) == number.as_f64().map(f64::to_bits)
+                v.is_f64() && v.as_f64().map(f64::to_bits) == number.as_f64().map(f64::to_bits)
             })
         {
             return RpcId(text);
@@ -725,6 +726,10 @@ mod tests {
                 "-0.0",
             ),
             (br#"{"jsonrpc":"2.0","id":-0,"method":"initialize"}"#, "-0"),
+            (
+                br#"{"id":2,"jsonrpc":"2.0","id":2.00,"method":"initialize"}"#,
+                "2.0",
+            ),
         ] {
             handle(&shared, line, &mut tasks);
             let answer = frames.recv().unwrap();
