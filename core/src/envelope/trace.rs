@@ -124,6 +124,7 @@ impl Trace {
             Status::Denied => Some("denied"),
             Status::Cancelled => Some("cancelled"),
             Status::Interrupted => Some("interrupted"),
+            Status::Paused => Some("paused"),
         };
         if let Some(error_type) = error_type {
             span.record("error.type", error_type);

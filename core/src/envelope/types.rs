@@ -22,6 +22,11 @@ pub struct EnvelopeOptions {
     pub journal: bool,
     /// Keep [`Progress`](crate::Progress) snapshots for [`Envelope::take_progress`](crate::Envelope::take_progress).
     pub progress: bool,
+    /// Record the run's journal (every answer, kept until the run settles) into
+    /// [`Outcome::journal`](crate::Outcome::journal), so that the run can pause
+    /// ([`Envelope::pause`](crate::Envelope::pause)) and be resumed or replayed
+    /// (spec/reference/durable-runs.md). Costs a copy of every tool result.
+    pub record: bool,
 }
 
 impl Default for EnvelopeOptions {
@@ -30,6 +35,7 @@ impl Default for EnvelopeOptions {
             ask_permission: true,
             journal: false,
             progress: false,
+            record: false,
         }
     }
 }
@@ -174,6 +180,9 @@ pub enum EnvelopeError {
     /// No journal record was asked for.
     #[error("no journal record is awaiting acknowledgement")]
     NoJournalRecord,
+    /// Only a run that records its journal can pause ([`EnvelopeOptions::record`]).
+    #[error("the run keeps no journal, so it cannot pause (EnvelopeOptions::record)")]
+    NotRecorded,
 }
 
 /// The script of a raw ToolCall argument object, or why the object is malformed.

@@ -198,6 +198,7 @@ impl Runner {
                 ask_permission: !(self.allows_all && options.policy.is_none()),
                 journal: self.journal.is_some(),
                 progress: options.progress.is_some(),
+                record: options.record,
             },
         }
     }
@@ -299,6 +300,12 @@ impl Runner {
                 text,
                 now,
             ),
+            Source::Resume { journal, decisions } => {
+                Envelope::resume(config, journal, options.tools.as_ref(), decisions, now)
+            }
+            Source::Replay(journal) => {
+                Envelope::replay(config, journal, options.tools.as_ref(), now)
+            }
         }
     }
 
@@ -466,6 +473,11 @@ impl Runner {
                             let _ = envelope.deny(&request.id, reason);
                             break;
                         }
+                        Some(Decision::Pause) => {
+                            if pause(envelope, &request.id) {
+                                break;
+                            }
+                        }
                         None => calls
                             .asking()
                             .deciding
@@ -608,6 +620,10 @@ impl RunState {
                 let _ = match decision {
                     Decision::Allow => envelope.allow(&id),
                     Decision::Deny(reason) => envelope.deny(&id, reason),
+                    Decision::Pause => {
+                        pause(envelope, &id);
+                        Ok(())
+                    }
                 };
             }
             Woke::Ended(call, end) => {
@@ -664,5 +680,19 @@ fn report(envelope: &mut Envelope, sink: Option<&Arc<dyn ProgressSink>>) {
         for snapshot in envelope.take_progress() {
             sink.progress(&snapshot);
         }
+    }
+}
+
+/// Pauses call `id` for a person; a run that keeps no journal cannot pause, so the call is
+/// denied, saying so. Whether the call was denied (the run is over).
+fn pause(envelope: &mut Envelope, id: &str) -> bool {
+    match envelope.pause(id) {
+        Err(ptc_core::EnvelopeError::NotRecorded) => {
+            let reason = "the policy paused the call, but the run keeps no journal to resume \
+                          it from (RunOptions::record)";
+            let _ = envelope.deny(id, reason);
+            true
+        }
+        _ => false,
     }
 }

@@ -23,6 +23,7 @@ pub struct RunOptions {
     pub(super) limits: Option<Limits>,
     pub(super) policy: Option<Arc<dyn PermissionPolicy>>,
     pub(super) tools: Option<ToolFilter>,
+    pub(super) record: bool,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -36,6 +37,7 @@ impl std::fmt::Debug for RunOptions {
             .field("limits", &self.limits)
             .field("policy", &self.policy.is_some())
             .field("tools", &self.tools)
+            .field("record", &self.record)
             .finish()
     }
 }
@@ -54,6 +56,16 @@ impl RunOptions {
     #[must_use]
     pub fn id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.id = Some(id.into());
+        self
+    }
+
+    /// Records the run's journal (`ptc_core::resume`) into [`ptc_core::Outcome::journal`],
+    /// so that a policy may pause it ([`crate::Decision::Pause`]) and a host may resume or
+    /// replay it ([`crate::Source::Resume`], [`crate::Source::Replay`]). Costs a copy of
+    /// every tool result, kept until the run settles.
+    #[must_use]
+    pub fn record(mut self, on: bool) -> Self {
+        self.record = on;
         self
     }
 

@@ -37,6 +37,21 @@ pub enum Source<'a> {
         /// The script text, for the journal.
         text: &'a str,
     },
+    /// A recorded run continued from its journal (`ptc_core::resume`), in this process or
+    /// another with the same tools and budgets: journaled calls are answered from the
+    /// journal, `decisions` (by pending call id) settle the calls a person was asked
+    /// about, and the rest runs live. The run keeps the journal's id; the options' id is
+    /// not used. A journal that cannot be used settles with kind `resume`; a run that makes
+    /// another call than its journal holds, `replay-diverged`.
+    Resume {
+        /// The journal of the paused (or interrupted) run.
+        journal: &'a ptc_core::RunJournal,
+        /// A decision per pending call id.
+        decisions: &'a [(String, ptc_core::Approval)],
+    },
+    /// A recorded run re-run offline from its journal (`ptc replay`): no tool is called;
+    /// a call the journal does not answer settles `replay-diverged`.
+    Replay(&'a ptc_core::RunJournal),
 }
 
 impl<'a> From<&'a str> for Source<'a> {
