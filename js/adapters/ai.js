@@ -6,7 +6,8 @@
 //   const ToolCall = await codeModeTool({ weather, search }, { limits: { parallelism: 4 } });
 //   await generateText({ model, tools: { ToolCall }, prompt });
 //
-// Invariants: each nested call runs the inner tool's own `execute(input, {toolCallId,
+// Invariants: each nested call's arguments pass the inner tool's own schema (`validate`, as
+// the SDK applies it; a failure fails the call), then run its `execute(input, {toolCallId,
 // messages, abortSignal, context})` — `toolCallId` is ptc's `ENVELOPE/N` under the outer
 // call's id, `messages` and `context` are the outer call's, `abortSignal` fires when ptc
 // cancels the call (timeout, denial, the run's end) or the outer call is aborted. A tool
@@ -23,12 +24,16 @@ async function roster(tools, outer) {
   const entries = [];
   for (const [name, inner] of Object.entries(tools)) {
     if (typeof inner?.execute !== "function") throw new TypeError(`the AI SDK tool ${name} has no execute function`);
+    const schema = asSchema(inner.inputSchema);
     entries.push({
       name,
       description: typeof inner.description === "string" ? inner.description : "",
-      inputSchema: await asSchema(inner.inputSchema).jsonSchema,
-      async execute(input, ctx) {
-        let result = inner.execute(input, {
+      inputSchema: await schema.jsonSchema,
+      async execute(args, ctx) {
+        // The tool's own schema (zod refinements, transforms) as the SDK would apply it.
+        const checked = schema.validate ? await schema.validate(args) : { success: true, value: args };
+        if (!checked.success) throw new TypeError(`invalid input for ${name}: ${checked.error?.message ?? checked.error}`);
+        let result = inner.execute(checked.value, {
           toolCallId: ctx.id,
           messages: outer.messages ?? [],
           abortSignal: ctx.signal,

@@ -86,3 +86,15 @@ test("a tool that needs approval is denied without an approve callback", { skip 
   assert.deepEqual(seen.map((s) => s.tool), ["Weather"]);
   assert.match(answer.text, /^saw error-text: .*Packing needs approval/s);
 });
+
+test("the inner tool's own schema is applied: a refinement JSON Schema cannot say fails the nested call", { skip }, async () => {
+  const [{ tool }, , { z }, { codeModeTool }] = loaded;
+  const calls = [];
+  const echo = tool({ inputSchema: z.object({ word: z.string().refine((w) => !w.includes("x"), "no x, please") }), execute: ({ word }) => calls.push(word) && word.toUpperCase() });
+  const ToolCall = await codeModeTool({ Echo: echo });
+  const outcome = await ToolCall.execute({ expression: '(list (Echo :word "hey") (Echo :word "box"))' }, { toolCallId: "t", messages: [] });
+  assert.equal(outcome.outcome, "completed", outcome.text);
+  assert.deepEqual(outcome.calls.map((c) => c.status), ["success", "error"]);
+  assert.match(outcome.text, /^\("HEY" \(:error ".*invalid input for Echo.*no x, please/s);
+  assert.deepEqual(calls, ["hey"]);
+});
