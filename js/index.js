@@ -175,6 +175,34 @@ function abort(holder, reason) {
   holder.controller?.abort(reason);
 }
 
+/** A handler's context; the call's AbortController is made when it first reads `signal`. */
+class CallContext {
+  #holder;
+
+  constructor(id, holder) {
+    this.id = id;
+    this.#holder = holder;
+  }
+
+  get signal() {
+    const holder = this.#holder;
+    if (holder.controller === null) {
+      holder.controller = new AbortController();
+      if (holder.reason !== null) holder.controller.abort(holder.reason);
+    }
+    return holder.controller.signal;
+  }
+}
+
+/** A handler's value as `[id, kind, payload]`, or the failure to read it. */
+function settled(id, value) {
+  try {
+    return answerOf(id, value);
+  } catch (error) {
+    return [id, "fail", `returned data ptc cannot read: ${message(error)}`];
+  }
+}
+
 /** The driver loop: permission, dispatch, cancel, pause, wait — until settled. */
 async function drive(engine, tools, expression, options) {
   const { signal, permission, id = crypto.randomUUID() } = options;
@@ -233,57 +261,31 @@ async function drive(engine, tools, expression, options) {
           break;
         case "dispatch":
           for (const call of event.calls) {
-            // The call's AbortController is made when the handler first reads ctx.signal.
             const holder = { controller: null, reason: null };
-            running.set(call.id, holder);
-            const ctx = {
-              id: call.id,
-              get signal() {
-                if (holder.controller === null) {
-                  holder.controller = new AbortController();
-                  if (holder.reason !== null) holder.controller.abort(holder.reason);
-                }
-                return holder.controller.signal;
-              },
-            };
-            const settle = (ok, value) => {
-              if (!ok) {
-                ended.push([call.id, "fail", message(value)]);
-                return;
-              }
-              try {
-                ended.push(answerOf(call.id, value));
-              } catch (error) {
-                ended.push([call.id, "fail", `returned data ptc cannot read: ${message(error)}`]);
-              }
-            };
+            const ctx = new CallContext(call.id, holder);
             let result;
             try {
               result = tools.get(call.name).execute(call.arguments, ctx);
             } catch (error) {
-              settle(false, error);
+              ended.push([call.id, "fail", message(error)]);
+              running.set(call.id, holder);
               continue;
             }
             if (result !== null && typeof result === "object" && typeof result.then === "function") {
+              running.set(call.id, holder);
               Promise.resolve(result).then(
                 (value) => {
-                  settle(true, value);
+                  ended.push(settled(call.id, value));
                   notify();
                 },
                 (error) => {
-                  settle(false, error);
+                  ended.push([call.id, "fail", message(error)]);
                   notify();
                 },
               );
             } else {
               // Answered at once: fed now, with no turn of the event loop.
-              running.delete(call.id);
-              let answer;
-              try {
-                answer = answerOf(call.id, result);
-              } catch (error) {
-                answer = [call.id, "fail", `returned data ptc cannot read: ${message(error)}`];
-              }
+              const answer = settled(call.id, result);
               try {
                 if (answer[1] === "text" && call.index !== undefined) {
                   run.complete_text_at(elapsed(), call.index, answer[2]);
