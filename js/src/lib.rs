@@ -102,6 +102,7 @@ impl Engine {
                 ask_permission,
                 journal: false,
                 progress: false,
+                record: false,
             },
             clock: None,
         };

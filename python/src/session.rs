@@ -172,6 +172,7 @@ impl Program {
                 ask_permission,
                 journal: false,
                 progress: false,
+                record: false,
             },
             clock: Some(clock_from(started)),
         };
