@@ -56,6 +56,15 @@ fn depth(line: &[u8]) -> usize {
 }
 
 /// The exact text of the top-level `"id"` of `line`.
+/// Whether `a` and `b` are the same JSON number: floats bit for bit (`0E2` is +0, not the
+/// id `-0`), anything else by value.
+fn same_number(a: &Json, b: &Json) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) if a.is_f64() && b.is_f64() => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
 fn raw_id(line: &[u8]) -> Option<Vec<u8>> {
     let mut scanner = IdScanner::for_key(b"id", 1);
     scanner.feed(line);
@@ -106,7 +115,11 @@ fn expected(line: &[u8], budget: &mut u64) -> Option<Expected> {
     // keeps the last, the scan finds the first: then the exact text is not asked for).
     let raw = match id {
         Some(Json::Number(_)) => {
-            raw_id(line).filter(|raw| serde_json::from_slice::<Json>(raw).ok().as_ref() == id)
+            raw_id(line).filter(|raw| {
+                serde_json::from_slice::<Json>(raw)
+                    .ok()
+                    .is_some_and(|parsed| id.is_some_and(|id| same_number(&parsed, id)))
+            })
         }
         _ => None,
     };
