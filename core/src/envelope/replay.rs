@@ -95,6 +95,10 @@ impl Envelope {
 
     /// Records call `call`'s answer.
     fn record(&mut self, call: usize, answer: impl FnOnce() -> Answer) {
+        // Nothing is built (not even the tool's name) for a run that does not record.
+        if self.recorder().is_none() {
+            return;
+        }
         let tool = self.calls.get(call).map(|c| c.tool.to_string());
         let Some(recorder) = self.recorder() else {
             return;
