@@ -175,8 +175,12 @@ def test_random_handler_values_never_escape() -> None:
 
 EXIT_SCRIPT = textwrap.dedent(
     """
-    import asyncio, os, signal, sys, threading, time
+    import asyncio, faulthandler, os, signal, sys, threading, time
     import ptc
+
+    # A hang prints every thread's stack and fails the test with it, instead of
+    # ending in the parent's bare timeout.
+    faulthandler.dump_traceback_later(15, exit=True)
 
     @ptc.tool
     def Stuck() -> str:
