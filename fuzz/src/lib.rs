@@ -15,6 +15,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod journal;
+
 use ptc_compiler::Roster;
 use ptc_vm::json::from_json;
 use ptc_vm::print::{self, Style};
