@@ -8,6 +8,7 @@ code positions and writes `counts.tsv` (counts only, never sources).
 
     python3 spec/census/census.py count [--mirrors DIR]   # needs the mirrors
     python3 spec/census/census.py check-pins [--mirrors DIR]
+    python3 spec/census/census.py selftest                # the reader's own checks
 
 The statuses (supported or refused, and the compiler's advice) and the coverage come from
 the compiler itself: `PTC_CENSUS_WRITE=1 cargo test -p ptc-spec --test census` writes
@@ -502,6 +503,45 @@ class Counter:
         self.body(args)
 
 
+# The reader's own checks (`census.py selftest`): source, and the call heads it counts.
+SELFTEST = [
+    ("(foo ?\\( (bar))", "bar foo"),
+    ("(foo ?\\) (bar))", "bar foo"),
+    ("(foo ?\" (bar))", "bar foo"),
+    ("(foo ?\\C-x ?\\M-\\C-a ?\\^M (bar))", "bar foo"),
+    ("(foo '(a b c) `(x ,(y) ,@(z w)) #'car #'(lambda (q) (r q)))", "foo lambda r y z"),
+    ("(let ((a (b)) c) (d a))", "b d let"),
+    ("(cond ((e) (f)) (t (g)))", "cond e f g"),
+    ("(pcase x (`(,a . ,b) (h a)) ('k (i)))", "h i pcase"),
+    ("(defun n (x &optional y) \"doc (not a call)\" (j x))", "defun j"),
+    ("(rx (or \"a\" (+ digit)))", "rx"),
+    ("(foo \"str \\\" (notcall)\" ; (comment)\n (k))", "foo k"),
+    ("(setq x [a (b) c] y #s(hash-table data (a 1)))", "setq"),
+    ("(foo 1.5 -2 +3 1e5 #x1F (l) (:key v) (\"s\" t))", "foo l"),
+    ("(cl-loop for (a b) in xs collect (m a))", "cl-loop m"),
+    ("(condition-case err (n1) (error (n2 err)))", "condition-case n1 n2"),
+    ("(when-let ((x (o1)) ((o2))) (o3))", "o1 o2 o3 when-let"),
+    ("(cl-defmethod p :around ((x string) y) (p1 x))", "cl-defmethod p1"),
+    ("(dolist (x (q1) (q2)) (q3 x))", "dolist q1 q2 q3"),
+    ("((lambda (x) (s1 x)) 1)", "lambda s1"),
+    ("(foo\\ bar 1) (a\\(b)", "a(b foo bar"),
+]
+
+
+def selftest():
+    bad = 0
+    for source, want in SELFTEST:
+        c = Counter()
+        c.file = "selftest"
+        c.body(Reader(source).forms())
+        got = " ".join(sorted(n for n, k in c.heads.items() for _ in range(k)))
+        if got != want:
+            print(f"selftest: {source!r}: counted {got!r}, want {want!r}")
+            bad += 1
+    print(f"selftest: {len(SELFTEST) - bad} of {len(SELFTEST)} pass")
+    sys.exit(1 if bad else 0)
+
+
 def git(git_dir, *args, data=False):
     out = subprocess.run(["git", "--git-dir=" + git_dir, *args], check=True, capture_output=True)
     return out.stdout if data else out.stdout.decode()
@@ -589,12 +629,14 @@ def pin(mirrors, repos):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["count", "check-pins", "pin", "all"])
+    p.add_argument("command", choices=["count", "check-pins", "pin", "all", "selftest"])
     p.add_argument("repos", nargs="*", help="for pin: owner/name ...")
     p.add_argument("--mirrors", default=os.environ.get("PTC_CENSUS_MIRRORS", DEFAULT_MIRRORS))
     a = p.parse_args()
     sys.setrecursionlimit(20000)
-    if a.command == "count":
+    if a.command == "selftest":
+        selftest()
+    elif a.command == "count":
         count(a.mirrors)
     elif a.command == "check-pins":
         check_pins(a.mirrors)

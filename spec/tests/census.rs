@@ -115,6 +115,52 @@ fn compiler_status(name: &str) -> Option<String> {
     Some(advice.to_owned())
 }
 
+/// What the compiler says of a probe script: `None` when it compiles without diagnostics,
+/// else its first diagnostic (an unknown function's advice as [`compiler_status`] gives
+/// it).
+fn script_status(probe: &str) -> Option<String> {
+    let diagnostics = ptc_compiler::check(probe, &Roster::default(), &Limits::default());
+    let first = diagnostics
+        .iter()
+        .find(|d| d.code == "E0301")
+        .or(diagnostics.first())?;
+    let message = first
+        .message
+        .split_once(".  Callable names")
+        .map_or(first.message.as_str(), |(m, _)| m);
+    Some(format!("{}: {message}", first.code))
+}
+
+/// One form issue 46 names: its label, its probe script (`None`: the name probe) and the
+/// note for it when refused.
+struct IssueForm {
+    label: String,
+    probe: Option<String>,
+    note: String,
+}
+
+fn issue_forms() -> Vec<IssueForm> {
+    let text = read(&spec_dir().join("census/issue-46-forms.tsv"));
+    text.lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .map(|line| {
+            let mut cells = line.splitn(3, '\t');
+            let label = cells.next().unwrap_or_default().to_owned();
+            let probe = cells
+                .next()
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned);
+            let note = cells.next().unwrap_or_default().trim().to_owned();
+            IssueForm { label, probe, note }
+        })
+        .collect()
+}
+
+fn is_reasoned(note: &str) -> bool {
+    note.starts_with("refused:") || note.starts_with("gap:")
+}
+
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
@@ -158,10 +204,7 @@ fn generate() -> Result<String, Vec<String>> {
             continue;
         };
         let advice = compiler_status(name);
-        if class.class == "pure"
-            && advice.is_some()
-            && !(class.note.starts_with("refused:") || class.note.starts_with("gap:"))
-        {
+        if class.class == "pure" && advice.is_some() && !is_reasoned(&class.note) {
             problems.push(format!(
                 "{name} is pure and refused by the compiler: classification.tsv must give \
                  `refused: REASON; rewrite: ...` or `gap: WHAT IT TAKES`"
@@ -176,13 +219,40 @@ fn generate() -> Result<String, Vec<String>> {
             advice,
         });
     }
+    let mut issue = Vec::new();
+    for form in issue_forms() {
+        let status = match &form.probe {
+            None => compiler_status(&form.label),
+            Some(probe) => script_status(probe),
+        };
+        let note = if form.note.is_empty() {
+            classes
+                .get(&form.label)
+                .map(|c| c.note.clone())
+                .unwrap_or_default()
+        } else {
+            form.note.clone()
+        };
+        if status.is_some() && !is_reasoned(&note) {
+            problems.push(format!(
+                "{}, named in issue 46, is refused by the compiler: issue-46-forms.tsv (or \
+                 classification.tsv) must give `refused: REASON; rewrite: ...` or `gap: ...`",
+                form.label
+            ));
+        }
+        issue.push((form, status, note));
+    }
     if !problems.is_empty() {
         return Err(problems);
     }
-    Ok(render(&counts, &rows))
+    Ok(render(&counts, &rows, &issue))
 }
 
-fn render(counts: &Counts, rows: &[Row<'_>]) -> String {
+fn render(
+    counts: &Counts,
+    rows: &[Row<'_>],
+    issue: &[(IssueForm, Option<String>, String)],
+) -> String {
     let meta = |key: &str| counts.meta.get(key).cloned().unwrap_or_default();
     let mut by_class: BTreeMap<&str, (u64, u64, usize)> = BTreeMap::new();
     for row in rows {
@@ -260,6 +330,39 @@ fn render(counts: &Counts, rows: &[Row<'_>]) -> String {
             row.occurrences,
             cell(row.advice.as_deref().unwrap_or_default()),
             cell(&row.class.note)
+        );
+    }
+    let supported = issue
+        .iter()
+        .filter(|(_, status, _)| status.is_none())
+        .count();
+    let _ = writeln!(
+        out,
+        "\n## The forms issue 46 names\n\n\
+         {supported} of {} supported. A bare name is probed as `(NAME)`; a form with a probe \
+         is supported when `ptc check` accepts the probe without any diagnostic \
+         (`spec/census/issue-46-forms.tsv`).\n",
+        issue.len()
+    );
+    out.push_str("| form | probe | status | note |\n| --- | --- | --- | --- |\n");
+    for (form, status, note) in issue {
+        let probe = form.probe.as_deref().map_or_else(String::new, code);
+        let status = match status {
+            None => "supported".to_owned(),
+            Some(answer) if answer.is_empty() => "refused".to_owned(),
+            Some(answer) => format!("refused ({})", cell(answer)),
+        };
+        let note = if status == "supported" {
+            ""
+        } else {
+            note.as_str()
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {status} | {} |",
+            code(&form.label),
+            cell(&probe),
+            cell(note)
         );
     }
     let _ = writeln!(out, "\n## The top {TOP}\n");
