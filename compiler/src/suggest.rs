@@ -169,6 +169,132 @@ pub const CURATED: &[(&str, &str)] = &[
         "there is no eval; write the form itself, or define a macro",
     ),
     ("require", "nothing to load; every callable is built in"),
+    // Frequent in the Emacs Lisp census (spec/reference/census.md) whose nearest match
+    // misleads (`point-min` → `min`, `boundp` → `round`, `->` → `>`, `oref` → `aref`).
+    (
+        "point-min",
+        "there are no buffers; a string's first index is 0",
+    ),
+    (
+        "point-max",
+        "there are no buffers; a string's end is (length s)",
+    ),
+    (
+        "delete-region",
+        "there are no buffers; build the string without the part (concat (substring s 0 a) (substring s b))",
+    ),
+    (
+        "buffer-substring-no-properties",
+        "there are no buffers; use substring on a string",
+    ),
+    (
+        "interactive",
+        "a script is not a command; drop the (interactive) form",
+    ),
+    (
+        "declare-function",
+        "nothing to declare; every callable is built in",
+    ),
+    (
+        "boundp",
+        "there are no globals; a variable exists when the script binds it",
+    ),
+    (
+        "symbol-value",
+        "there are no globals; use the variable itself",
+    ),
+    ("set", "use setq on the variable"),
+    (
+        "get",
+        "symbols have no property lists; use a plist (plist-get) or a hash table (gethash)",
+    ),
+    (
+        "put",
+        "symbols have no property lists; use a plist (plist-put) or a hash table (puthash)",
+    ),
+    (
+        "add-hook",
+        "there are no hooks; call the function where it is needed",
+    ),
+    (
+        "remove-hook",
+        "there are no hooks; call the function where it is needed",
+    ),
+    (
+        "advice-add",
+        "there is no advice; define a wrapping defun and call it",
+    ),
+    (
+        "float-time",
+        "there is no clock; ask a tool for the time if one is offered",
+    ),
+    (
+        "current-time",
+        "there is no clock; ask a tool for the time if one is offered",
+    ),
+    (
+        "format-time-string",
+        "there is no clock; ask a tool for the time if one is offered",
+    ),
+    (
+        "time-subtract",
+        "there is no clock; subtract numbers of seconds with -",
+    ),
+    (
+        "encode-coding-string",
+        "strings are Unicode text; use the string as it is",
+    ),
+    (
+        "decode-coding-string",
+        "strings are Unicode text; use the string as it is",
+    ),
+    (
+        "assert",
+        "use (unless COND (error \"Assertion failed: %S\" VALUE))",
+    ),
+    (
+        "define-error",
+        "signal with (error \"...\") and catch it with condition-case",
+    ),
+    (
+        "oref",
+        "there are no classes; use a plist and (plist-get OBJ :slot)",
+    ),
+    (
+        "oset",
+        "there are no classes; use a plist and (setf (plist-get OBJ :slot) V)",
+    ),
+    (
+        "slot-value",
+        "there are no classes; use a plist and (plist-get OBJ :slot)",
+    ),
+    (
+        "defclass",
+        "there are no classes; use a plist such as (list :name n :size s)",
+    ),
+    (
+        "make-instance",
+        "there are no classes; use a plist such as (list :name n :size s)",
+    ),
+    ("->", "dash.el is not built in; use thread-first"),
+    ("->>", "dash.el is not built in; use thread-last"),
+    ("-let", "dash.el is not built in; use pcase-let or seq-let"),
+    ("-let*", "dash.el is not built in; use pcase-let*"),
+    ("-lambda", "dash.el is not built in; use pcase-lambda"),
+    ("-map", "dash.el is not built in; use mapcar"),
+    ("--map", "dash.el is not built in; use mapcar with a lambda"),
+    ("-filter", "dash.el is not built in; use seq-filter"),
+    (
+        "--filter",
+        "dash.el is not built in; use seq-filter with a lambda",
+    ),
+    ("-first", "dash.el is not built in; use seq-find"),
+    (
+        "--first",
+        "dash.el is not built in; use seq-find with a lambda",
+    ),
+    ("--each", "dash.el is not built in; use dolist"),
+    ("-when-let", "dash.el is not built in; use when-let*"),
 ];
 
 /// The curated advice for `name`, if any.
