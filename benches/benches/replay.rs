@@ -82,7 +82,7 @@ fn drive(mut envelope: Envelope) -> (Outcome, usize) {
 
 /// The bare machine, each call answered `Read:N`.
 fn vm(program: &Arc<ptc_vm::Program>, limits: &Limits) -> Value {
-    let mut machine = Machine::new(Arc::clone(program), limits.clone());
+    let mut machine = Machine::new(Arc::clone(program), *limits);
     let mut step = machine.step();
     loop {
         step = match step {
@@ -111,7 +111,7 @@ fn load() -> String {
 
 fn main() {
     let limits = Limits::default();
-    let shared_limits = Arc::new(limits.clone());
+    let shared_limits = Arc::new(limits);
     let catalog = catalog();
     let program = compile(SCRIPT, &Roster::new().tool("Read"), &limits)
         .expect("the bench script compiles")
