@@ -219,3 +219,47 @@ async fn content_is_recorded_on_opt_in_and_timeouts_and_failures_are_typed() {
     assert!(field(run, "error.type").is_some());
     assert_eq!(field(run, "otel.status_code"), Some("ERROR"));
 }
+
+/// `RunOptions::parent_span`: the run's span is a child of the given span, not of the span
+/// current at the call; without it, of the current one.
+#[tokio::test(flavor = "current_thread")]
+async fn a_host_given_parent_span_is_the_run_spans_parent() {
+    let runner = runner();
+    let recorder = Recorder::default();
+    let subscriber = tracing_subscriber::registry().with(recorder.clone());
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let turn = tracing::info_span!("model.turn");
+    let other = tracing::info_span!("elsewhere");
+    let turn_id = turn.id().unwrap().into_u64();
+    let other_id = other.id().unwrap().into_u64();
+    let script = r#"(Probe :value "a" :ms 1)"#;
+    {
+        let _entered = other.enter();
+        let options = RunOptions::new().id("given").parent_span(turn.clone());
+        drop(runner.run(script, options).await);
+        drop(runner.run(script, RunOptions::new().id("current")).await);
+    }
+    let spans = recorder.0.lock().unwrap().clone();
+    let run_of = |id: &str| {
+        spans
+            .iter()
+            .find(|(_, s)| {
+                s.name == "ptc.tool_call" && s.fields.values().any(|v| v.trim_matches('"') == id)
+            })
+            .map(|(k, s)| (*k, s.clone()))
+            .unwrap_or_else(|| panic!("no run span for {id}: {spans:#?}"))
+    };
+    let (given, given_span) = run_of("given");
+    assert_eq!(given_span.parent, Some(turn_id));
+    let (_, current_span) = run_of("current");
+    assert_eq!(current_span.parent, Some(other_id));
+    let calls: Vec<_> = spans
+        .values()
+        .filter(|s| s.name == "execute_tool" && s.parent == Some(given))
+        .collect();
+    assert_eq!(
+        calls.len(),
+        1,
+        "the nested call stays under the run: {spans:#?}"
+    );
+}

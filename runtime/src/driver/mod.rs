@@ -270,7 +270,13 @@ impl Runner {
         source: impl Into<Source<'s>>,
         options: RunOptions,
     ) -> impl Future<Output = Outcome> + Send + '_ {
-        let envelope = self.start(source.into(), &options);
+        let source = source.into();
+        // The run's span is opened when its envelope starts, under the current span or the
+        // one the host gave.
+        let envelope = match &options.parent {
+            Some(parent) => parent.in_scope(|| self.start(source, &options)),
+            None => self.start(source, &options),
+        };
         self.drive(envelope, options)
     }
 

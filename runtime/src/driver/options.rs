@@ -24,6 +24,7 @@ pub struct RunOptions {
     pub(super) policy: Option<Arc<dyn PermissionPolicy>>,
     pub(super) tools: Option<ToolFilter>,
     pub(super) record: bool,
+    pub(super) parent: Option<tracing::Span>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -38,6 +39,7 @@ impl std::fmt::Debug for RunOptions {
             .field("policy", &self.policy.is_some())
             .field("tools", &self.tools)
             .field("record", &self.record)
+            .field("parent", &self.parent.as_ref().and_then(tracing::Span::id))
             .finish()
     }
 }
@@ -66,6 +68,17 @@ impl RunOptions {
     #[must_use]
     pub fn record(mut self, on: bool) -> Self {
         self.record = on;
+        self
+    }
+
+    /// The span the run's `ptc.tool_call` span is a child of (spec/reference/observability.md),
+    /// instead of the span current when [`Runner::run`](crate::Runner::run) is called: a
+    /// host that runs ToolCalls from a task of its own passes the span of the model turn or
+    /// request they belong to. Every `execute_tool` span stays a child of the run's span. A
+    /// disabled span (`Span::none()`) leaves the current span the parent.
+    #[must_use]
+    pub fn parent_span(mut self, span: tracing::Span) -> Self {
+        self.parent = Some(span);
         self
     }
 
