@@ -287,7 +287,7 @@ fn value_from(seed: &[u8], rest: &mut &[u8]) -> Json {
     }
 }
 
-/// The node a path of child choices reaches, and its parent with the key or index.
+/// The node a path of child choices reaches (it stops early at a leaf or an empty container).
 fn walk<'a>(root: &'a mut Json, path: &[u8]) -> &'a mut Json {
     let mut node = root;
     for &choice in path {
@@ -309,6 +309,7 @@ fn walk<'a>(root: &'a mut Json, path: &[u8]) -> &'a mut Json {
     node
 }
 
+/// Removes the child the last choice of `path` picks under the node the rest reaches.
 fn remove(root: &mut Json, path: &[u8]) {
     let Some((&last, parent_path)) = path.split_last() else {
         return;
