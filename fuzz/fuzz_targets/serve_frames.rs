@@ -114,13 +114,11 @@ fn expected(line: &[u8], budget: &mut u64) -> Option<Expected> {
     // The text the host wrote for the id the frame has (with `"id"` given twice, serde_json
     // keeps the last, the scan finds the first: then the exact text is not asked for).
     let raw = match id {
-        Some(Json::Number(_)) => {
-            raw_id(line).filter(|raw| {
-                serde_json::from_slice::<Json>(raw)
-                    .ok()
-                    .is_some_and(|parsed| id.is_some_and(|id| same_number(&parsed, id)))
-            })
-        }
+        Some(Json::Number(_)) => raw_id(line).filter(|raw| {
+            serde_json::from_slice::<Json>(raw)
+                .ok()
+                .is_some_and(|parsed| id.is_some_and(|id| same_number(&parsed, id)))
+        }),
         _ => None,
     };
     let with_id = |code| {

@@ -368,7 +368,8 @@ pub fn run_case(base: &Base, case: &Case) {
         let driven = drive(envelope, Host::Allow, true);
         if intact {
             assert_eq!(
-                driven.outcome.text, base.journal_text_or_outcome(),
+                driven.outcome.text,
+                base.journal_text_or_outcome(),
                 "an intact journal replays to its own outcome"
             );
         }
